@@ -1,0 +1,27 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.importers import ImportFailed, import_judgments
+
+
+class Command(BaseCommand):
+    help = "Import judgments from a long CSV: post,annotator,explicit,implicit,emotional (empty cell = missing)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file")
+
+    def handle(self, *args, **opts):
+        path = Path(opts["file"])
+        if not path.is_file():
+            raise CommandError(f"No such file: {path}")
+        try:
+            result = import_judgments(path.read_bytes())
+        except ImportFailed as exc:
+            for problem in exc.problems:
+                self.stderr.write(str(problem))
+            raise CommandError(f"{len(exc.problems)} problem(s) found; nothing was imported.")
+        self.stdout.write(self.style.SUCCESS(
+            f"Imported {result['judgments']} judgments by {result['annotators']} annotators "
+            f"({result['posts_created']} new posts)."
+        ))

@@ -1,0 +1,30 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.importers import ImportFailed, import_posts
+
+
+class Command(BaseCommand):
+    help = "Import posts from a ChLGBT-format CSV or a JSONL file. All-or-nothing."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file")
+        parser.add_argument("--with-labels", action="store_true",
+                            help="the file's labels become final labels with provenance 'imported'")
+        parser.add_argument("--batch", default=None, help="batch name (created if it does not exist)")
+
+    def handle(self, *args, **opts):
+        path = Path(opts["file"])
+        if not path.is_file():
+            raise CommandError(f"No such file: {path}")
+        try:
+            result = import_posts(path.read_bytes(), filename=path.name, with_labels=opts["with_labels"],
+                                  batch_name=opts["batch"])
+        except ImportFailed as exc:
+            for problem in exc.problems:
+                self.stderr.write(str(problem))
+            raise CommandError(f"{len(exc.problems)} problem(s) found; nothing was imported.")
+        self.stdout.write(self.style.SUCCESS(
+            f"Imported {result.created} posts from {path.name} ({result.encoding}); {result.labelled} with final labels."
+        ))

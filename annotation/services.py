@@ -1,0 +1,250 @@
+"""Writes for the annotation workflow. Views, the API, commands and tasks all call these."""
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from .models import (
+    DIMENSIONS,
+    AnnotatorProfile,
+    Assignment,
+    AssignmentStatus,
+    Batch,
+    Guideline,
+    Judgment,
+    JudgmentRevision,
+    Post,
+    Role,
+)
+
+
+class DomainError(Exception):
+    """A rule of the workflow was broken; the message tells the user what to do."""
+
+    status_code = 400
+
+
+class NotFound(DomainError):
+    """Also used where the object exists but belongs to someone else, so nothing leaks."""
+
+    status_code = 404
+
+
+class Conflict(DomainError):
+    status_code = 409
+
+
+def role_groups_ensure() -> dict[str, Group]:
+    return {role: Group.objects.get_or_create(name=role)[0] for role in Role.values}
+
+
+def user_has_role(user, role: str) -> bool:
+    if not user.is_authenticated:
+        return False
+    if user.is_superuser and role != Role.ANNOTATOR:
+        return True
+    cache = getattr(user, "_role_cache", None)
+    if cache is None:
+        cache = set(user.groups.values_list("name", flat=True))
+        user._role_cache = cache
+    return role in cache
+
+
+def annotator_ensure(*, username: str, password: str | None = None, community_member: bool | None = None):
+    """Get or create an annotator account with a pseudonym (used wherever names must not show)."""
+    User = get_user_model()
+    user, created = User.objects.get_or_create(username=username)
+    if created:
+        if password:
+            user.set_password(password)
+        else:
+            user.set_unusable_password()
+        user.save()
+    user.groups.add(role_groups_ensure()[Role.ANNOTATOR])
+    profile, made = AnnotatorProfile.objects.get_or_create(
+        user=user, defaults={"pseudonym": f"A-{secrets.token_hex(3).upper()}", "community_member": community_member}
+    )
+    if not made and community_member is not None and profile.community_member != community_member:
+        profile.community_member = community_member
+        profile.save(update_fields=["community_member"])
+    return user
+
+
+def guideline_current() -> Guideline | None:
+    return Guideline.objects.filter(is_active=True).order_by("-version").first()
+
+
+def _validate_scores(scores: dict[str, int]) -> dict[str, int]:
+    clean = {}
+    for dim in DIMENSIONS:
+        value = scores.get(dim)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
+            raise DomainError(f"{dim} must be an integer from 1 to 5 (got {value!r}).")
+        clean[dim] = value
+    return clean
+
+
+def _batch_for_annotator(annotator, batch_id: int) -> Batch:
+    batch = Batch.objects.filter(pk=batch_id).first()
+    if batch is None or not (batch.annotators.filter(pk=annotator.pk).exists() or not batch.annotators.exists()):
+        raise NotFound("No such batch in your queue.")
+    return batch
+
+
+@transaction.atomic
+def assignment_next(*, annotator, batch_id: int) -> Assignment | None:
+    """The annotator's open item in the batch, or a newly claimed one.
+
+    A post takes k annotators; live assignments (not expired) and finished ones count toward k.
+    Posts with the fewest claims go first, so coverage stays even. One assignment row per
+    (post, annotator) ever, so nobody gets a post twice; an expired claim frees its slot for
+    others and is resumed by its owner only if the slot is still free.
+    """
+    batch = _batch_for_annotator(annotator, batch_id)
+    if batch.is_locked:
+        return None
+    now = timezone.now()
+    cutoff = now - timedelta(minutes=batch.assignment_timeout_minutes)
+    open_item = (
+        Assignment.objects.select_related("post")
+        .filter(annotator=annotator, post__batch=batch, status=AssignmentStatus.ASSIGNED, assigned_at__gte=cutoff)
+        .order_by("assigned_at", "id")
+        .first()
+    )
+    if open_item:
+        return open_item
+    # Submitted judgments and fresh claims hold a slot; skipped and expired claims give it back.
+    live = Q(assignments__status=AssignmentStatus.SUBMITTED) | Q(
+        assignments__status=AssignmentStatus.ASSIGNED, assignments__assigned_at__gte=cutoff
+    )
+    mine = Assignment.objects.filter(annotator=annotator, post__batch=batch)
+    # Resume my own expired claim first if its post still has room.
+    expired_mine = list(mine.filter(status=AssignmentStatus.ASSIGNED, assigned_at__lt=cutoff).values_list("post_id", flat=True))
+    candidates = (
+        Post.objects.filter(batch=batch)
+        .exclude(pk__in=mine.exclude(post_id__in=expired_mine).values("post_id"))
+        .annotate(claims=Count("assignments", filter=live))
+        .filter(claims__lt=batch.annotators_per_post)
+        .order_by("claims", "id")
+        .values_list("pk", flat=True)[:20]
+    )
+    for post_id in list(candidates):
+        # Lock the post row so two annotators cannot both take its last slot.
+        locked = Post.objects.select_for_update(skip_locked=True).filter(pk=post_id).first()
+        if locked is None:
+            continue
+        claims = Assignment.objects.filter(post_id=post_id).filter(
+            Q(status=AssignmentStatus.SUBMITTED)
+            | Q(status=AssignmentStatus.ASSIGNED, assigned_at__gte=cutoff)
+        ).exclude(annotator=annotator).count()
+        if claims >= batch.annotators_per_post:
+            continue
+        assignment, created = Assignment.objects.get_or_create(
+            post_id=post_id, annotator=annotator, defaults={"assigned_at": now}
+        )
+        if not created:
+            assignment.assigned_at = now
+            assignment.save(update_fields=["assigned_at"])
+        assignment.post = locked
+        return assignment
+    return None
+
+
+def _assignment_for(annotator, post_id: int) -> Assignment:
+    assignment = Assignment.objects.select_related("post__batch").filter(annotator=annotator, post_id=post_id).first()
+    if assignment is None:
+        raise NotFound("This post is not in your queue.")
+    if assignment.post.batch and assignment.post.batch.is_locked:
+        raise DomainError("This batch is locked; judgments can no longer change.")
+    return assignment
+
+
+def _record_revision(judgment: Judgment, changed_by, old: dict, new: dict) -> None:
+    if old != new:
+        JudgmentRevision.objects.create(judgment=judgment, changed_by=changed_by, old=old, new=new,
+                                        guideline=judgment.guideline)
+
+
+def _judgment_state(judgment: Judgment) -> dict:
+    return {**judgment.scores(), "note": judgment.note, "flagged": judgment.flagged}
+
+
+@transaction.atomic
+def judgment_submit(*, annotator, post_id: int, scores: dict[str, int], seconds_spent: float = 0.0,
+                    note: str = "", flagged: bool = False) -> Judgment:
+    """Create the annotator's judgment for a post. Submitting again (a retry, or a change of mind
+    before the batch locks) updates it and keeps the old values as a revision."""
+    clean = _validate_scores(scores)
+    assignment = _assignment_for(annotator, post_id)
+    if seconds_spent < 0 or seconds_spent > 86400:
+        raise DomainError("seconds_spent must be between 0 and 86400.")
+    guideline = guideline_current()
+    try:
+        with transaction.atomic():
+            judgment = Judgment.objects.create(post_id=post_id, annotator=annotator, seconds_spent=seconds_spent,
+                                               note=note, flagged=flagged, guideline=guideline, **clean)
+    except IntegrityError:
+        judgment = Judgment.objects.select_for_update().get(post_id=post_id, annotator=annotator)
+        old = _judgment_state(judgment)
+        for dim, value in clean.items():
+            setattr(judgment, dim, value)
+        judgment.note, judgment.flagged = note, flagged
+        judgment.seconds_spent += seconds_spent
+        judgment.guideline = guideline
+        judgment.save()
+        _record_revision(judgment, annotator, old, _judgment_state(judgment))
+    if assignment.status != AssignmentStatus.SUBMITTED:
+        assignment.status = AssignmentStatus.SUBMITTED
+        assignment.completed_at = timezone.now()
+        assignment.save(update_fields=["status", "completed_at"])
+    return judgment
+
+
+@transaction.atomic
+def judgment_revise(*, annotator, judgment_id: int, scores: dict[str, int] | None = None,
+                    note: str | None = None, flagged: bool | None = None, seconds_spent: float = 0.0) -> Judgment:
+    judgment = Judgment.objects.select_for_update().filter(pk=judgment_id, annotator=annotator).first()
+    if judgment is None:
+        raise NotFound("No such judgment of yours.")
+    _assignment_for(annotator, judgment.post_id)
+    old = _judgment_state(judgment)
+    if scores:
+        merged = {**judgment.scores(), **scores}
+        for dim, value in _validate_scores(merged).items():
+            setattr(judgment, dim, value)
+    if note is not None:
+        judgment.note = note
+    if flagged is not None:
+        judgment.flagged = flagged
+    judgment.seconds_spent += max(0.0, seconds_spent)
+    judgment.guideline = guideline_current()
+    judgment.save()
+    _record_revision(judgment, annotator, old, _judgment_state(judgment))
+    return judgment
+
+
+@transaction.atomic
+def assignment_skip(*, annotator, post_id: int) -> Assignment:
+    """Skipping gives the slot back to the pool and never shows the post to this annotator again."""
+    assignment = _assignment_for(annotator, post_id)
+    if assignment.status == AssignmentStatus.SUBMITTED:
+        raise DomainError("You already judged this post; revise it instead of skipping.")
+    assignment.status = AssignmentStatus.SKIPPED
+    assignment.completed_at = timezone.now()
+    assignment.save(update_fields=["status", "completed_at"])
+    return assignment
+
+
+@transaction.atomic
+def batch_lock(*, batch_id: int) -> Batch:
+    batch = Batch.objects.select_for_update().get(pk=batch_id)
+    if batch.locked_at is None:
+        batch.locked_at = timezone.now()
+        batch.save(update_fields=["locked_at"])
+    return batch

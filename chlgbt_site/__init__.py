@@ -1,0 +1,4 @@
+"""ChLGBT Workbench Django project."""
+from .celery import app as celery_app
+
+__all__ = ["celery_app"]

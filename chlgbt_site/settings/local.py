@@ -1,0 +1,5 @@
+"""Developer machine: the embedded default (SQLite, in-process tasks) unless the env says otherwise."""
+from .base import *  # noqa: F401,F403
+from chlgbt_site.env import env_bool
+
+DEBUG = env_bool("DJANGO_DEBUG", True)

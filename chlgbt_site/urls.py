@@ -1,0 +1,19 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
+
+from annotation import views as annotation_views
+from annotation.urls import api_urlpatterns as annotation_api
+
+admin.site.site_header = "ChLGBT Workbench administration"
+
+urlpatterns = [
+    path("", annotation_views.home, name="home"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("", include("annotation.urls")),
+    path("api/", include((annotation_api, "api"))),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+]

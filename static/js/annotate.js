@@ -1,0 +1,126 @@
+// Annotator page: one post at a time, keyboard first. Talks only to the annotation API.
+(function () {
+  "use strict";
+  const app = document.getElementById("app");
+  const DIMS = ["explicit", "implicit", "emotional"];
+  const csrf = (document.cookie.match(/csrftoken=([^;]+)/) || [])[1] || "";
+  const el = (id) => document.getElementById(id);
+  const state = { item: null, scores: {}, focus: 0, shownAt: performance.now(), history: [], historyIndex: -1, judgmentId: null };
+
+  DIMS.forEach((dim) => {
+    const box = document.querySelector(`fieldset[data-dim=${dim}] .choices`);
+    for (let s = 1; s <= 5; s++) {
+      const b = document.createElement("button");
+      b.type = "button"; b.textContent = s; b.dataset.score = s; b.setAttribute("aria-pressed", "false");
+      b.addEventListener("click", () => { setScore(DIMS.indexOf(dim), s); });
+      box.appendChild(b);
+    }
+    document.querySelector(`fieldset[data-dim=${dim}]`).addEventListener("click", () => setFocus(DIMS.indexOf(dim)));
+  });
+
+  async function api(url, method, body) {
+    const res = await fetch(url, {
+      method: method || "GET", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf, "Accept": "application/json" },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    let data = {};
+    try { data = await res.json(); } catch (e) { /* empty body */ }
+    if (!res.ok) throw new Error(data.detail || JSON.stringify(data) || res.statusText);
+    return data;
+  }
+
+  function render() {
+    DIMS.forEach((dim, i) => {
+      const fs = document.querySelector(`fieldset[data-dim=${dim}]`);
+      fs.classList.toggle("focused", i === state.focus);
+      fs.querySelectorAll("button").forEach((b) => b.setAttribute("aria-pressed", String(Number(b.dataset.score) === state.scores[dim])));
+    });
+    el("mode").textContent = state.judgmentId ? "Revising an earlier judgment (→ returns to the queue)" : "";
+  }
+  function setFocus(i) { state.focus = Math.max(0, Math.min(DIMS.length - 1, i)); render(); }
+  function setScore(i, s) { state.scores[DIMS[i]] = s; setFocus(i + 1 < DIMS.length ? i + 1 : i); }
+  function status(msg, isError) { el("status").textContent = msg; el("status").className = isError ? "error" : "muted"; }
+
+  function showProgress(p) {
+    const pct = p.total ? Math.round((100 * p.done) / p.total) : 100;
+    el("progress").querySelector("span").style.width = pct + "%";
+    el("progress").setAttribute("aria-valuenow", p.done); el("progress").setAttribute("aria-valuemax", p.total);
+    el("progress-text").textContent = `${p.done} of ${p.total} done` + (p.skipped ? `, ${p.skipped} skipped` : "");
+  }
+
+  function showItem(item) {
+    state.item = item; state.scores = {}; state.focus = 0; state.judgmentId = null; state.shownAt = performance.now();
+    el("flag").checked = false; el("note").value = "";
+    showProgress(item.progress);
+    if (item.post === null) {
+      el("post-text").textContent = item.batch_locked ? "This batch is locked." : "Nothing left in this batch — thank you!";
+      el("scores").hidden = true;
+    } else {
+      el("post-text").textContent = item.text; el("scores").hidden = false;
+    }
+    render();
+  }
+
+  function showJudgment(j) {
+    state.judgmentId = j.id; state.scores = { explicit: j.explicit, implicit: j.implicit, emotional: j.emotional };
+    state.focus = 0; state.shownAt = performance.now();
+    el("post-text").textContent = j.post_text; el("flag").checked = j.flagged; el("note").value = j.note;
+    el("scores").hidden = false; render();
+  }
+
+  async function loadNext() {
+    try { showItem(await api(app.dataset.next)); status(""); } catch (e) { status(e.message, true); }
+  }
+
+  async function submit() {
+    if (!DIMS.every((d) => state.scores[d])) { status("Score all three dimensions first.", true); setFocus(DIMS.findIndex((d) => !state.scores[d])); return; }
+    const seconds = (performance.now() - state.shownAt) / 1000;
+    const body = { ...state.scores, note: el("note").value, flagged: el("flag").checked, seconds_spent: Math.round(seconds * 10) / 10 };
+    try {
+      if (state.judgmentId) {
+        const j = await api(`${app.dataset.api}${state.judgmentId}/`, "PATCH", body);
+        state.history[state.historyIndex] = j; status("Revision saved.");
+        state.historyIndex = -1; await loadNext();
+      } else {
+        if (!state.item || state.item.post === null) return;
+        const j = await api(app.dataset.api, "POST", { post: state.item.post, ...body });
+        state.history.push(j); state.historyIndex = -1; status("Saved."); await loadNext();
+      }
+    } catch (e) { status(e.message, true); }
+  }
+
+  async function skip() {
+    if (state.judgmentId || !state.item || state.item.post === null) return;
+    try { showItem(await api(app.dataset.skip, "POST", { post: state.item.post })); status("Skipped."); } catch (e) { status(e.message, true); }
+  }
+
+  async function back() {
+    if (!state.history.length) {
+      try { state.history = (await api(app.dataset.api)).filter((j) => true).reverse(); } catch (e) { status(e.message, true); return; }
+    }
+    const idx = state.historyIndex === -1 ? state.history.length - 1 : state.historyIndex - 1;
+    if (idx < 0) { status("No earlier judgment."); return; }
+    state.historyIndex = idx; showJudgment(state.history[idx]);
+  }
+
+  document.addEventListener("keydown", (ev) => {
+    const inNote = ev.target === el("note");
+    if (inNote) { if (ev.key === "Escape") { el("note").blur(); ev.preventDefault(); } return; }
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const k = ev.key;
+    if (k >= "1" && k <= "5") { setScore(state.focus, Number(k)); ev.preventDefault(); }
+    else if (k === "Enter") { submit(); ev.preventDefault(); }
+    else if (k === "s" || k === "S") { skip(); ev.preventDefault(); }
+    else if (k === "f" || k === "F") { el("flag").checked = !el("flag").checked; ev.preventDefault(); }
+    else if (k === "n" || k === "N") { el("note").focus(); ev.preventDefault(); }
+    else if (k === "Backspace" || k === "ArrowLeft") { back(); ev.preventDefault(); }
+    else if (k === "ArrowRight") { if (state.judgmentId) { state.historyIndex = -1; loadNext(); } ev.preventDefault(); }
+    else if (k === "ArrowUp") { setFocus(state.focus - 1); ev.preventDefault(); }
+    else if (k === "ArrowDown") { setFocus(state.focus + 1); ev.preventDefault(); }
+  });
+  el("scores").addEventListener("submit", (ev) => { ev.preventDefault(); submit(); });
+  el("skip").addEventListener("click", skip);
+  el("back").addEventListener("click", back);
+  loadNext();
+})();
