@@ -136,7 +136,8 @@ def assignment_next(*, annotator, batch_id: int) -> Assignment | None:
     )
     for post_id in list(candidates):
         # Lock the post row so two annotators cannot both take its last slot.
-        locked = Post.objects.select_for_update(skip_locked=True).filter(pk=post_id).first()
+        # NO KEY UPDATE: does not block concurrent judgment inserts (their FK check takes KEY SHARE).
+        locked = Post.objects.select_for_update(skip_locked=True, no_key=True).filter(pk=post_id).first()
         if locked is None:
             continue
         claims = Assignment.objects.filter(post_id=post_id).filter(

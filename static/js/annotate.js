@@ -76,7 +76,7 @@
   async function submit() {
     if (!DIMS.every((d) => state.scores[d])) { status("Score all three dimensions first.", true); setFocus(DIMS.findIndex((d) => !state.scores[d])); return; }
     const seconds = (performance.now() - state.shownAt) / 1000;
-    const body = { ...state.scores, note: el("note").value, flagged: el("flag").checked, seconds_spent: Math.round(seconds * 10) / 10 };
+    const body = { ...state.scores, note: el("note").value, flagged: el("flag").checked, seconds_spent: Math.round(seconds * 1000) / 1000 };
     try {
       if (state.judgmentId) {
         const j = await api(`${app.dataset.api}${state.judgmentId}/`, "PATCH", body);

@@ -1,0 +1,63 @@
+"""An annotator scores three posts with the keyboard only, revises one; another annotator sees nothing."""
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from annotation.models import Judgment, JudgmentRevision
+
+from .conftest import login
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
+
+
+def test_keyboard_scoring_and_revision(browser_page, live_server, make_annotators, make_batch):
+    alice, bob = make_annotators(2)
+    batch = make_batch(n_posts=5, k=6, annotators=[alice, bob])
+    page = browser_page
+    login(page, live_server, alice.username)
+    page.goto(f"{live_server.url}/annotate/{batch.id}/")
+    page.wait_for_selector("#post-text:not(:empty)")
+
+    typed = [("1", "2", "3"), ("4", "4", "5"), ("2", "1", "1")]
+    shown = []
+    for keys in typed:
+        text = page.inner_text("#post-text")
+        shown.append(text)
+        for key in keys:
+            page.keyboard.press(key)
+        page.keyboard.press("Enter")
+        page.wait_for_function("t => document.getElementById('post-text').textContent !== t", arg=text)
+    assert page.get_attribute("#progress", "aria-valuenow") == "3"
+
+    # Back (Backspace) to the last judgment, change emotional to 5 (focus: explicit -> 3 keys), submit.
+    page.keyboard.press("Backspace")
+    page.wait_for_function("t => document.getElementById('post-text').textContent === t", arg=shown[-1])
+    for key in ("2", "1", "5"):
+        page.keyboard.press(key)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#status:has-text('Revision saved')")
+
+    judgments = {j.post.text: j.scores() for j in Judgment.objects.select_related("post").filter(annotator=alice)}
+    assert judgments == {
+        shown[0]: {"explicit": 1, "implicit": 2, "emotional": 3},
+        shown[1]: {"explicit": 4, "implicit": 4, "emotional": 5},
+        shown[2]: {"explicit": 2, "implicit": 1, "emotional": 5},
+    }
+    revision = JudgmentRevision.objects.get()
+    assert revision.old["emotional"] == 1 and revision.new["emotional"] == 5 and revision.judgment.post.text == shown[2]
+    assert all(j.seconds_spent > 0 for j in Judgment.objects.all())
+    assert page.console_errors == []
+
+    # Bob can see none of it: not in the page, not through the API.
+    page.context.clear_cookies()
+    login(page, live_server, bob.username)
+    page.goto(f"{live_server.url}/annotate/{batch.id}/")
+    page.wait_for_selector("#post-text:not(:empty)")
+    assert page.get_attribute("#progress", "aria-valuenow") == "0"
+    api = APIClient()
+    api.force_authenticate(bob)
+    for judgment in Judgment.objects.filter(annotator=alice):
+        assert api.get(reverse("api:api-judgment", args=[judgment.pk])).status_code == 404
+    assert api.get(reverse("api:api-judgments")).json() == []
