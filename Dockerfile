@@ -1,0 +1,12 @@
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY requirements.txt .
+# CUDA wheels for the gpu worker come from the PyTorch index when building on a GPU host;
+# override TORCH_INDEX to pick another build.
+ARG TORCH_INDEX=https://download.pytorch.org/whl/cu128
+RUN pip install --no-cache-dir --index-url ${TORCH_INDEX} torch==2.13.0 && pip install --no-cache-dir -r requirements.txt
+COPY . .
+RUN useradd -m app && mkdir -p /data && chown app /data
+USER app
+EXPOSE 8000
