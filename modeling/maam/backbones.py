@@ -1,0 +1,320 @@
+"""Model-agnostic predictors: (text, Myopia weights) -> 5-class probabilities.
+
+* CharNgramBackbone - the offline default. Character n-grams of the Myopia-filtered text, each
+  occurrence weighted by its characters' Myopia weights and pooled with normalised weights
+  (Algorithm 1 with one-hot n-gram "states"), idf-scaled, L2-normalised, multinomial logistic
+  regression. Without Myopia every character weighs the same (plain mean pooling).
+* TransformerBackbone - any transformers encoder by hub name or local path (MacBERT,
+  RoBERTa-wwm-ext): level-5 tokens are removed before encoding and the retained token states are
+  pooled with the normalised Myopia weights (Algorithm 1), then a linear head.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Protocol, Sequence
+
+import numpy as np
+
+N_CLASSES = 5
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class WeightedText:
+    """What a backbone sees: the (filtered) text and one weight per character of it."""
+
+    text: str
+    char_weights: list[float]
+
+    @classmethod
+    def plain(cls, text: str) -> WeightedText:
+        return cls(text, [1.0] * len(text))
+
+    @classmethod
+    def from_myopia(cls, result) -> WeightedText:
+        kept = result.kept_tokens()
+        text = "".join(t.text for t in kept)
+        weights = [t.weight for t in kept for _ in t.text]
+        if not text:  # everything was level 5: fall back to the raw text rather than an empty input
+            return cls.plain(result.text)
+        return cls(text, weights)
+
+
+class Backbone(Protocol):
+    name: str
+
+    def fit(self, inputs: Sequence[WeightedText], labels: Sequence[int], progress: Progress | None = None) -> None: ...
+
+    def predict_proba(self, inputs: Sequence[WeightedText]) -> np.ndarray: ...
+
+    def save(self, directory: Path) -> None: ...
+
+
+def pick_device(preference: str = "auto") -> str:
+    import torch
+
+    if preference == "cpu":
+        return "cpu"
+    if preference in ("auto", "cuda") and torch.cuda.is_available():
+        return "cuda"
+    if preference == "cuda":
+        raise RuntimeError("CUDA was requested but no GPU is visible to torch")
+    return "cpu"
+
+
+# --------------------------------------------------------------------------- offline default
+
+class CharNgramBackbone:
+    name = "char-ngram"
+
+    def __init__(self, ngram_min: int = 1, ngram_max: int = 3, min_df: int = 2, C: float = 2.0,
+                 class_weight: str | None = "balanced", seed: int = 0, max_iter: int = 3000, n_classes: int = N_CLASSES):
+        self.n_classes = n_classes
+        self.ngram_min, self.ngram_max, self.min_df = ngram_min, ngram_max, min_df
+        self.C, self.class_weight, self.seed, self.max_iter = C, class_weight, seed, max_iter
+        self.vocab: dict[str, int] = {}
+        self.idf: np.ndarray | None = None
+        self.coef: np.ndarray | None = None
+        self.intercept: np.ndarray | None = None
+        self.classes: np.ndarray | None = None
+
+    def _ngrams(self, item: WeightedText) -> dict[str, float]:
+        """Weighted pooling over n-gram occurrences: w(g) = mean char weight, normalised to sum 1."""
+        text, w = item.text, item.char_weights
+        raw: dict[str, float] = {}
+        for n in range(self.ngram_min, self.ngram_max + 1):
+            for i in range(len(text) - n + 1):
+                gram = text[i:i + n]
+                if gram.isspace():
+                    continue
+                weight = sum(w[i:i + n]) / n
+                if weight > 0:
+                    raw[gram] = raw.get(gram, 0.0) + weight
+        total = sum(raw.values())
+        return {g: v / total for g, v in raw.items()} if total else {}
+
+    def _matrix(self, inputs: Sequence[WeightedText]):
+        from scipy.sparse import csr_matrix
+
+        rows, cols, vals = [], [], []
+        for r, item in enumerate(inputs):
+            for gram, value in self._ngrams(item).items():
+                c = self.vocab.get(gram)
+                if c is not None:
+                    rows.append(r)
+                    cols.append(c)
+                    vals.append(value)
+        m = csr_matrix((vals, (rows, cols)), shape=(len(inputs), len(self.vocab)), dtype=np.float64)
+        m = m.multiply(self.idf).tocsr()
+        norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1))).ravel()
+        norms[norms == 0] = 1.0
+        return csr_matrix(m.multiply(1.0 / norms[:, None]))
+
+    def fit(self, inputs, labels, progress: Progress | None = None) -> None:
+        from sklearn.linear_model import LogisticRegression
+
+        df = Counter()
+        for item in inputs:
+            df.update(set(self._ngrams(item)))
+        grams = sorted(g for g, c in df.items() if c >= self.min_df)
+        self.vocab = {g: i for i, g in enumerate(grams)}
+        n_docs = len(inputs)
+        self.idf = np.asarray([math.log((1 + n_docs) / (1 + df[g])) + 1.0 for g in grams])
+        if progress:
+            progress("training", 0, 1)
+        x = self._matrix(inputs)
+        y = np.asarray(labels, dtype=int)
+        if len(set(y.tolist())) < 2:
+            raise ValueError("training labels have a single class; a classifier cannot be trained")
+        model = LogisticRegression(C=self.C, class_weight=self.class_weight, max_iter=self.max_iter,
+                                   random_state=self.seed)
+        model.fit(x, y)
+        self.coef, self.intercept, self.classes = model.coef_, model.intercept_, model.classes_
+        if progress:
+            progress("training", 1, 1)
+
+    def predict_proba(self, inputs) -> np.ndarray:
+        if self.coef is None:
+            raise RuntimeError("the backbone is not trained")
+        x = self._matrix(inputs)
+        logits = np.asarray(x @ self.coef.T) + self.intercept
+        if logits.shape[1] == 1:  # binary logistic regression
+            logits = np.hstack([-logits / 2, logits / 2])
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        out = np.zeros((len(inputs), self.n_classes))
+        for j, cls in enumerate(self.classes):
+            out[:, int(cls) - 1] = p[:, j]
+        return out
+
+    def save(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        grams = sorted(self.vocab, key=self.vocab.get)
+        (directory / "vocab.json").write_text(json.dumps(grams, ensure_ascii=False), encoding="utf-8")
+        np.savez(directory / "weights.npz", idf=self.idf, coef=self.coef, intercept=self.intercept, classes=self.classes)
+        (directory / "backbone.json").write_text(json.dumps(
+            {"name": self.name, "ngram_min": self.ngram_min, "ngram_max": self.ngram_max, "min_df": self.min_df,
+             "C": self.C, "class_weight": self.class_weight, "seed": self.seed, "max_iter": self.max_iter,
+             "n_classes": self.n_classes}))
+
+    @classmethod
+    def load(cls, directory: Path) -> CharNgramBackbone:
+        cfg = json.loads((directory / "backbone.json").read_text())
+        cfg.pop("name")
+        obj = cls(**cfg)
+        grams = json.loads((directory / "vocab.json").read_text(encoding="utf-8"))
+        obj.vocab = {g: i for i, g in enumerate(grams)}
+        data = np.load(directory / "weights.npz", allow_pickle=False)
+        obj.idf, obj.coef, obj.intercept, obj.classes = data["idf"], data["coef"], data["intercept"], data["classes"]
+        return obj
+
+
+# --------------------------------------------------------------------------- transformers encoder
+
+class TransformerBackbone:
+    """Fine-tunes a transformers encoder with Myopia weighted pooling (Algorithm 1) and a linear head."""
+
+    name = "transformer"
+
+    def __init__(self, model_name_or_path: str, epochs: int = 3, batch_size: int = 16, lr: float = 2e-5,
+                 max_length: int = 128, seed: int = 0, device: str = "auto", weight_decay: float = 0.01,
+                 n_classes: int = N_CLASSES):
+        self.n_classes = n_classes
+        self.model_name_or_path = model_name_or_path
+        self.epochs, self.batch_size, self.lr, self.max_length = epochs, batch_size, lr, max_length
+        self.seed, self.device_pref, self.weight_decay = seed, device, weight_decay
+        self.device = pick_device(device)
+        self._tokenizer = None
+        self._encoder = None
+        self._head = None
+
+    def _load(self, path: str) -> None:
+        from transformers import AutoModel, AutoTokenizer
+
+        offline = not os.path.isdir(path)
+        try:
+            self._tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=offline)
+            self._encoder = AutoModel.from_pretrained(path, local_files_only=offline)
+        except OSError as exc:
+            raise RuntimeError(
+                f"Could not load the encoder {path!r}: not a local directory and not in the Hugging Face cache "
+                f"(this machine cannot download). Point --backbone at a saved model directory. ({exc})"
+            ) from exc
+        if not getattr(self._tokenizer, "is_fast", False):
+            raise RuntimeError(f"{path!r} has no fast tokenizer; offsets are needed to map Myopia weights")
+        self._encoder.to(self.device)
+
+    def _batch(self, items: Sequence[WeightedText]):
+        import torch
+
+        enc = self._tokenizer([i.text for i in items], padding=True, truncation=True, max_length=self.max_length,
+                              return_offsets_mapping=True, return_tensors="pt")
+        offsets = enc.pop("offset_mapping")
+        weights = torch.zeros(offsets.shape[:2], dtype=torch.float32)
+        for b, item in enumerate(items):
+            cw = item.char_weights
+            for t, (s, e) in enumerate(offsets[b].tolist()):
+                if e > s:  # special and padding tokens have empty spans and weight 0
+                    weights[b, t] = sum(cw[s:e]) / (e - s)
+        return {k: v.to(self.device) for k, v in enc.items()}, weights.to(self.device)
+
+    def _forward(self, items):
+        import torch
+
+        inputs, w = self._batch(items)
+        hidden = self._encoder(**inputs).last_hidden_state
+        w = w * inputs["attention_mask"].float()
+        denom = w.sum(dim=1, keepdim=True).clamp_min(1e-8)
+        pooled = torch.bmm((w / denom).unsqueeze(1), hidden).squeeze(1)  # Algorithm 1, line 4
+        return self._head(pooled)
+
+    def fit(self, inputs, labels, progress: Progress | None = None) -> None:
+        import torch
+
+        torch.manual_seed(self.seed)
+        np_rng = np.random.default_rng(self.seed)
+        self._load(self.model_name_or_path)
+        hidden = self._encoder.config.hidden_size
+        self._head = torch.nn.Linear(hidden, self.n_classes).to(self.device)
+        params = list(self._encoder.parameters()) + list(self._head.parameters())
+        optim = torch.optim.AdamW(params, lr=self.lr, weight_decay=self.weight_decay)
+        y = torch.tensor([int(v) - 1 for v in labels], dtype=torch.long)
+        n = len(inputs)
+        steps = self.epochs * math.ceil(n / self.batch_size)
+        done = 0
+        self._encoder.train()
+        for epoch in range(self.epochs):
+            order = np_rng.permutation(n)
+            for start in range(0, n, self.batch_size):
+                idx = order[start:start + self.batch_size]
+                logits = self._forward([inputs[i] for i in idx])
+                loss = torch.nn.functional.cross_entropy(logits, y[idx].to(self.device))
+                optim.zero_grad()
+                loss.backward()
+                optim.step()
+                done += 1
+                if progress:
+                    progress(f"training epoch {epoch + 1}/{self.epochs}", done, steps)
+        self._encoder.eval()
+
+    def predict_proba(self, inputs) -> np.ndarray:
+        import torch
+
+        out = []
+        with torch.no_grad():
+            for start in range(0, len(inputs), self.batch_size * 2):
+                logits = self._forward(list(inputs[start:start + self.batch_size * 2]))
+                out.append(torch.softmax(logits, dim=-1).cpu().numpy())
+        return np.concatenate(out) if out else np.zeros((0, self.n_classes))
+
+    def save(self, directory: Path) -> None:
+        import torch
+
+        directory.mkdir(parents=True, exist_ok=True)
+        self._encoder.save_pretrained(directory / "encoder")
+        self._tokenizer.save_pretrained(directory / "encoder")
+        torch.save(self._head.state_dict(), directory / "head.pt")
+        (directory / "backbone.json").write_text(json.dumps(
+            {"name": self.name, "model_name_or_path": self.model_name_or_path, "epochs": self.epochs,
+             "batch_size": self.batch_size, "lr": self.lr, "max_length": self.max_length, "seed": self.seed,
+             "device": self.device_pref, "weight_decay": self.weight_decay, "n_classes": self.n_classes}))
+
+    @classmethod
+    def load(cls, directory: Path, device: str = "auto") -> TransformerBackbone:
+        import torch
+
+        cfg = json.loads((directory / "backbone.json").read_text())
+        cfg.pop("name")
+        cfg["device"] = device
+        obj = cls(**cfg)
+        obj._load(str(directory / "encoder"))
+        obj._encoder.eval()
+        obj._head = torch.nn.Linear(obj._encoder.config.hidden_size, obj.n_classes).to(obj.device)
+        obj._head.load_state_dict(torch.load(directory / "head.pt", map_location=obj.device, weights_only=True))
+        return obj
+
+
+NGRAM_PARAMS = ("ngram_min", "ngram_max", "min_df", "C", "class_weight")
+TRANSFORMER_PARAMS = ("epochs", "batch_size", "lr", "max_length", "weight_decay")
+
+
+def make_backbone(spec: str, seed: int = 0, device: str = "auto", n_classes: int = N_CLASSES, **params):
+    """'char-ngram' (offline default) or a transformers model name / local path."""
+    if spec in ("char-ngram", "ngram", "default"):
+        allowed = {k: v for k, v in params.items() if k in NGRAM_PARAMS}
+        return CharNgramBackbone(seed=seed, n_classes=n_classes, **allowed)
+    allowed = {k: v for k, v in params.items() if k in TRANSFORMER_PARAMS}
+    return TransformerBackbone(spec, seed=seed, device=device, n_classes=n_classes, **allowed)
+
+
+def load_backbone(directory: Path, device: str = "auto"):
+    name = json.loads((directory / "backbone.json").read_text())["name"]
+    if name == CharNgramBackbone.name:
+        return CharNgramBackbone.load(directory)
+    return TransformerBackbone.load(directory, device=device)

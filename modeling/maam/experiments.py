@@ -1,0 +1,150 @@
+"""The paper's ablation (Table 2 shape) and cross-domain (COLD table shape) protocols.
+
+Per seed: a seeded 1,000 / rest split; a development split carved from training (20%); per
+dimension one plain and one Myopia-weighted backbone trained on the rest of training; C-I-S
+priors from all training labels; alpha searched on dev for the paper's unified I->S->C order;
+the four variants read off those two models, so every variant sees the same split and seed."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from .astigmatism import build_priors, cascade, make_inferer, search_fusion
+from .backbones import make_backbone
+from .data import Corpus
+from .lexicon import Lexicon
+from .metrics import all_metrics, paired_test
+from .myopia import Myopia, MyopiaConfig
+from .parsing import make_parser
+from .train import PAPER_ORDER, VARIANTS, Featurizer, carve_dev, split_indices
+
+METRICS = ("accuracy", "macro_f1", "brier", "ece")
+
+
+@dataclass
+class AblationResult:
+    corpus: str
+    dimensions: tuple[str, ...]
+    seeds: list[int]
+    n_train: int
+    # variant -> dimension -> metric -> per-seed values
+    scores: dict[str, dict[str, dict[str, list[float]]]] = field(default_factory=dict)
+    seconds: float = 0.0
+    coverage: dict[str, float] = field(default_factory=dict)
+
+    def mean_std(self, variant: str, dim: str, metric: str) -> tuple[float, float]:
+        values = np.asarray(self.scores[variant][dim][metric])
+        return float(values.mean()), float(values.std(ddof=1)) if len(values) > 1 else 0.0
+
+    def significance(self, variant: str, dim: str, metric: str = "macro_f1") -> dict:
+        return paired_test(self.scores[variant][dim][metric], self.scores["baseline"][dim][metric])
+
+
+def run_ablation(corpus: Corpus, seeds: Sequence[int], n_train: int = 1000, backbone: str = "char-ngram",
+                 dev_fraction: float = 0.2, order: Sequence[str] = PAPER_ORDER, cis: str = "cues",
+                 myopia_config: MyopiaConfig | None = None, lexicon: Lexicon | None = None,
+                 backbone_params: dict | None = None, log=print) -> AblationResult:
+    started = time.time()
+    dims = tuple(corpus.labels)
+    lexicon = lexicon or Lexicon.default()
+    myopia = Myopia(parser=make_parser("jieba", keyword_terms=lexicon.terms), lexicon=lexicon,
+                    config=myopia_config or MyopiaConfig())
+    featurizer = Featurizer(myopia)
+    plain = featurizer.inputs(corpus.texts, dims, use_myopia=False)
+    weighted = featurizer.inputs(corpus.texts, dims, use_myopia=True)
+    coverage = {}
+    for d in dims:
+        kept = sum(len(w.text) for w in weighted[d])
+        coverage[d] = kept / max(1, sum(len(t) for t in corpus.texts))
+    states = make_inferer(cis).infer_many(corpus.texts)
+    result = AblationResult(corpus.name, dims, list(seeds), n_train, coverage=coverage)
+    result.scores = {v: {d: {m: [] for m in METRICS} for d in dims} for v in VARIANTS}
+    for seed in seeds:
+        train_idx, test_idx = split_indices(len(corpus.texts), seed, n_train)
+        fit_idx, dev_idx = carve_dev(train_idx, seed, dev_fraction)
+        for d in dims:
+            y = np.asarray(corpus.labels[d], dtype=int)
+            priors = build_priors(y[train_idx], [states[i] for i in train_idx], corpus.n_classes)
+            for use_myopia, inputs in ((False, plain[d]), (True, weighted[d])):
+                model = make_backbone(backbone, seed=seed, n_classes=corpus.n_classes, **(backbone_params or {}))
+                model.fit([inputs[i] for i in fit_idx], y[fit_idx])
+                p_dev = model.predict_proba([inputs[i] for i in dev_idx])
+                p_test = model.predict_proba([inputs[i] for i in test_idx])
+                fusion = search_fusion(p_dev, y[dev_idx], priors, [states[i] for i in dev_idx], order)
+                p_cal = cascade(p_test, priors, [states[i] for i in test_idx], fusion.order, fusion.alphas)[-1]
+                for variant, (vm, va) in VARIANTS.items():
+                    if vm != use_myopia:
+                        continue
+                    metrics = all_metrics(y[test_idx], p_cal if va else p_test)
+                    for m in METRICS:
+                        result.scores[variant][d][m].append(metrics[m])
+            log(f"seed {seed} {d}: " + ", ".join(
+                f"{v} F1 {result.scores[v][d]['macro_f1'][-1]:.3f}" for v in VARIANTS))
+    result.seconds = time.time() - started
+    return result
+
+
+PAPER_TABLE2 = {  # MacBERT rows of the paper's Table 2: (Exp F1, Imp F1, Emo F1, BS, ECE)
+    "baseline": (0.34, 0.32, 0.32, 0.737, 0.082),
+    "astigmatism": (0.45, 0.44, 0.42, 0.686, 0.077),
+    "myopia": (0.40, 0.37, 0.44, 0.675, 0.076),
+    "full": (0.46, 0.45, 0.47, 0.622, 0.066),
+}
+VARIANT_LABELS = {"baseline": "Baseline", "astigmatism": "w/o Myopia (Astigmatism only)",
+                  "myopia": "w/o Astigmatism (Myopia only)", "full": "MAAM (Full)"}
+
+
+def _fmt(result: AblationResult, variant: str, dim: str, metric: str, mark: bool = False) -> str:
+    mean, std = result.mean_std(variant, dim, metric)
+    star = ""
+    if mark and variant != "baseline":
+        sig = result.significance(variant, dim, metric)
+        better = sig["mean_diff"] > 0 if metric in ("accuracy", "macro_f1") else sig["mean_diff"] < 0
+        star = "*" if better and sig["p"] < 0.05 else ""
+    return f"{mean:.3f}{star}±{std:.3f}"
+
+
+def ablation_markdown(result: AblationResult, backbone: str) -> str:
+    dims = result.dimensions
+    head = ["Variant"]
+    for d in dims:
+        head += [f"{d[:3].title()}. Acc", f"{d[:3].title()}. F1"]
+    head += ["BS", "ECE"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for v in VARIANTS:
+        row = [VARIANT_LABELS[v]]
+        for d in dims:
+            row += [_fmt(result, v, d, "accuracy", True), _fmt(result, v, d, "macro_f1", True)]
+        bs = np.mean([result.mean_std(v, d, "brier")[0] for d in dims])
+        ec = np.mean([result.mean_std(v, d, "ece")[0] for d in dims])
+        row += [f"{bs:.3f}", f"{ec:.3f}"]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def per_dimension_calibration_markdown(result: AblationResult) -> str:
+    lines = ["| Variant | " + " | ".join(f"{d} BS | {d} ECE" for d in result.dimensions) + " |",
+             "|---|" + "---|---|" * len(result.dimensions)]
+    for v in VARIANTS:
+        cells = []
+        for d in result.dimensions:
+            cells += [f"{result.mean_std(v, d, 'brier')[0]:.3f}", f"{result.mean_std(v, d, 'ece')[0]:.3f}"]
+        lines.append(f"| {VARIANT_LABELS[v]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def cold_markdown(results: dict[str, AblationResult]) -> str:
+    topics = list(results)
+    head = ["Method"] + [f"{t.title()} {m}" for t in topics for m in ("Acc", "F1", "BS", "ECE")]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for v in VARIANTS:
+        row = [VARIANT_LABELS[v]]
+        for t in topics:
+            r = results[t]
+            row += [_fmt(r, v, "explicit", "accuracy", True), _fmt(r, v, "explicit", "macro_f1", True),
+                    f"{r.mean_std(v, 'explicit', 'brier')[0]:.3f}", f"{r.mean_std(v, 'explicit', 'ece')[0]:.3f}"]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,329 @@
+"""Training, prediction and the paper's experimental protocol (1,000 training posts, the rest
+for test, a development split carved from training for the alpha search)."""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from . import __version__
+from .astigmatism import (
+    CISState,
+    FusionResult,
+    Priors,
+    all_orders,
+    build_priors,
+    cascade,
+    fusion_table,
+    make_inferer,
+    resolve_states,
+)
+from .backbones import WeightedText, load_backbone, make_backbone
+from .lexicon import Lexicon, LexiconEntry
+from .metrics import all_metrics
+from .myopia import Myopia, MyopiaConfig
+from .parsing import make_parser
+from .taxonomy import DIMENSIONS
+
+VARIANTS = {  # variant -> (Myopia, Astigmatism)
+    "baseline": (False, False),
+    "astigmatism": (False, True),
+    "myopia": (True, False),
+    "full": (True, True),
+}
+PAPER_ORDER = ("I", "S", "C")  # the unified test-time order (paper §Fusion Strategy)
+Progress = Callable[[str, int, int], None]
+
+
+def _noop(stage: str, current: int, total: int) -> None:
+    return None
+
+
+@dataclass
+class TrainConfig:
+    variant: str = "full"
+    dimensions: tuple[str, ...] = DIMENSIONS
+    backbone: str = "char-ngram"
+    backbone_params: dict = field(default_factory=dict)
+    seed: int = 0
+    dev_fraction: float = 0.2
+    fusion_order: str = "I>S>C"  # an explicit order, or "best" (the best development order)
+    fusion_mode: str = "unified"  # or "per-class"
+    cis: str = "cues"
+    parser: str = "jieba"
+    device: str = "auto"
+    n_classes: int = 5
+    myopia: MyopiaConfig = field(default_factory=MyopiaConfig)
+
+    def validate(self) -> None:
+        if self.variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {sorted(VARIANTS)}, got {self.variant!r}")
+        bad = [d for d in self.dimensions if d not in DIMENSIONS]
+        if bad or not self.dimensions:
+            raise ValueError(f"dimensions must be a non-empty subset of {DIMENSIONS}, got {self.dimensions}")
+        if not 0 < self.dev_fraction < 1:
+            raise ValueError("dev_fraction must be between 0 and 1")
+        if self.fusion_mode not in ("unified", "per-class"):
+            raise ValueError("fusion_mode must be 'unified' or 'per-class'")
+        if self.fusion_order != "best":
+            order = parse_order(self.fusion_order)
+            if order not in all_orders():
+                raise ValueError(f"fusion order {self.fusion_order!r} is not one of the 15 C/I/S orders")
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["myopia"] = self.myopia.to_dict()
+        data["dimensions"] = list(self.dimensions)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TrainConfig:
+        data = dict(data)
+        data["myopia"] = MyopiaConfig.from_dict(data.get("myopia", {}))
+        data["dimensions"] = tuple(data["dimensions"])
+        return cls(**data)
+
+
+def parse_order(spec: str) -> tuple[str, ...]:
+    return tuple(part.strip().upper() for part in spec.replace("→", ">").replace("->", ">").split(">") if part.strip())
+
+
+def split_indices(n: int, seed: int, n_train: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+    """The paper's protocol: a seeded permutation, the first n_train for training, the rest test."""
+    if n_train >= n:
+        raise ValueError(f"need more than {n_train} posts for a {n_train}/rest split, got {n}")
+    order = np.random.default_rng(seed).permutation(n)
+    return np.sort(order[:n_train]), np.sort(order[n_train:])
+
+
+def carve_dev(train_idx: np.ndarray, seed: int, fraction: float) -> tuple[np.ndarray, np.ndarray]:
+    order = np.random.default_rng(seed + 7919).permutation(len(train_idx))
+    n_dev = max(1, int(round(len(train_idx) * fraction)))
+    return np.sort(train_idx[order[n_dev:]]), np.sort(train_idx[order[:n_dev]])
+
+
+class Featurizer:
+    """Parses each text once and gives every dimension its Myopia-weighted (or plain) input."""
+
+    def __init__(self, myopia: Myopia | None):
+        self.myopia = myopia
+
+    def inputs(self, texts: Sequence[str], dimensions: Sequence[str], use_myopia: bool,
+               progress: Progress = _noop) -> dict[str, list[WeightedText]]:
+        if not use_myopia or self.myopia is None:
+            plain = [WeightedText.plain(t) for t in texts]
+            return {d: plain for d in dimensions}
+        out: dict[str, list[WeightedText]] = {d: [] for d in dimensions}
+        total = len(texts)
+        for i, text in enumerate(texts):
+            results = self.myopia.weigh_all(text)
+            for d in dimensions:
+                out[d].append(WeightedText.from_myopia(results[d]))
+            if i % 200 == 0 or i == total - 1:
+                progress("weighting", i + 1, total)
+        return out
+
+
+@dataclass
+class DimensionModel:
+    backbone: object
+    priors: Priors | None = None
+    fusion: FusionResult | None = None
+    fusion_table: list[FusionResult] = field(default_factory=list)
+
+
+class MAAMModel:
+    def __init__(self, config: TrainConfig, lexicon: Lexicon, dims: dict[str, DimensionModel], meta: dict | None = None):
+        self.config = config
+        self.lexicon = lexicon
+        self.dims = dims
+        self.meta = meta or {}
+        self._myopia: Myopia | None = None
+        self._inferer = None
+
+    @property
+    def use_myopia(self) -> bool:
+        return VARIANTS[self.config.variant][0]
+
+    @property
+    def use_astigmatism(self) -> bool:
+        return VARIANTS[self.config.variant][1]
+
+    def myopia(self) -> Myopia:
+        if self._myopia is None:
+            self._myopia = Myopia(parser=make_parser(self.config.parser, keyword_terms=self.lexicon.terms),
+                                  lexicon=self.lexicon, config=self.config.myopia)
+        return self._myopia
+
+    def inferer(self):
+        if self._inferer is None:
+            self._inferer = make_inferer(self.config.cis)
+        return self._inferer
+
+    def predict(self, texts: Sequence[str], tags: Sequence[dict | None] | None = None,
+                progress: Progress = _noop) -> dict[str, dict]:
+        """Per dimension: probabilities before and after calibration, and the C-I-S states used."""
+        featurizer = Featurizer(self.myopia() if self.use_myopia else None)
+        inputs = featurizer.inputs(texts, list(self.dims), self.use_myopia, progress)
+        states = resolve_states(texts, tags, self.inferer()) if self.use_astigmatism else None
+        out = {}
+        for d, dm in self.dims.items():
+            before = dm.backbone.predict_proba(inputs[d])
+            after = before
+            steps: list[np.ndarray] = []
+            if self.use_astigmatism and dm.fusion is not None:
+                steps = cascade(before, dm.priors, states, dm.fusion.order, dm.fusion.alphas)
+                after = steps[-1]
+            out[d] = {"before": before, "after": after, "steps": steps, "states": states}
+        return out
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, directory: str | Path) -> str:
+        """Write atomically: build in a temporary sibling, then rename into place. Returns a checksum."""
+        target = Path(directory)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        try:
+            for d, dm in self.dims.items():
+                dm.backbone.save(tmp / d)
+                (tmp / d / "calibration.json").write_text(json.dumps({
+                    "priors": dm.priors.to_dict() if dm.priors else None,
+                    "fusion": dm.fusion.to_dict() if dm.fusion else None,
+                    "fusion_table": [f.to_dict() for f in dm.fusion_table],
+                }, indent=1))
+            (tmp / "lexicon.json").write_text(json.dumps(
+                {"version": self.lexicon.version, "entries": [asdict(e) for e in self.lexicon.entries]},
+                ensure_ascii=False, indent=1), encoding="utf-8")
+            meta = {**self.meta, "config": self.config.to_dict(), "maam_version": __version__}
+            (tmp / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8")
+            checksum = directory_checksum(tmp)
+            (tmp / "CHECKSUM").write_text(checksum + "\n")
+            old = None
+            if target.exists():
+                old = target.with_name(f".{target.name}.old-{os.getpid()}-{time.time_ns()}")
+                target.rename(old)
+            tmp.rename(target)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+            return checksum
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+    @classmethod
+    def load(cls, directory: str | Path, device: str = "auto") -> MAAMModel:
+        path = Path(directory)
+        if not (path / "model.json").is_file():
+            raise FileNotFoundError(f"{path} is not a MAAM model directory (no model.json)")
+        recorded = (path / "CHECKSUM").read_text().strip() if (path / "CHECKSUM").exists() else None
+        if recorded and recorded != directory_checksum(path):
+            raise ValueError(f"{path}: checksum mismatch; the artefact is corrupt or was modified")
+        meta = json.loads((path / "model.json").read_text(encoding="utf-8"))
+        config = TrainConfig.from_dict(meta.pop("config"))
+        lex = json.loads((path / "lexicon.json").read_text(encoding="utf-8"))
+        lexicon = Lexicon(tuple(LexiconEntry(**e) for e in lex["entries"]), version=lex["version"])
+        dims = {}
+        for d in config.dimensions:
+            calib = json.loads((path / d / "calibration.json").read_text())
+            dims[d] = DimensionModel(
+                backbone=load_backbone(path / d, device=device),
+                priors=Priors.from_dict(calib["priors"]) if calib["priors"] else None,
+                fusion=FusionResult.from_dict(calib["fusion"]) if calib["fusion"] else None,
+                fusion_table=[FusionResult.from_dict(f) for f in calib["fusion_table"]],
+            )
+        return cls(config, lexicon, dims, meta)
+
+
+def directory_checksum(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file() and p.name != "CHECKSUM"):
+        h.update(str(file.relative_to(path)).encode())
+        h.update(file.read_bytes())
+    return h.hexdigest()
+
+
+def environment_versions() -> dict[str, str]:
+    import importlib.metadata as md
+
+    versions = {"python": platform.python_version(), "maam": __version__}
+    for pkg in ("numpy", "scikit-learn", "torch", "transformers", "jieba", "sentence-transformers"):
+        try:
+            versions[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            pass
+    return versions
+
+
+def train(texts: Sequence[str], labels: dict[str, Sequence[int]], config: TrainConfig,
+          lexicon: Lexicon | None = None, tags: Sequence[dict | None] | None = None,
+          progress: Progress = _noop, data_hash: str = "") -> MAAMModel:
+    """Fit one model per dimension on the training texts; search fusion on a carved dev split."""
+    config.validate()
+    lexicon = lexicon or Lexicon.default()
+    if len(texts) < 10:
+        raise ValueError(f"need at least 10 training posts, got {len(texts)}")
+    for d in config.dimensions:
+        if d not in labels or len(labels[d]) != len(texts):
+            raise ValueError(f"labels for {d!r} are missing or of the wrong length")
+        if len(set(labels[d])) < 2:
+            raise ValueError(f"{d}: the training labels have a single class; nothing can be learned")
+    use_myopia, use_astig = VARIANTS[config.variant]
+    started = time.time()
+    model = MAAMModel(config, lexicon, {}, {})
+    idx = np.arange(len(texts))
+    fit_idx, dev_idx = carve_dev(idx, config.seed, config.dev_fraction) if use_astig else (idx, idx[:0])
+    progress("parsing", 0, len(texts))
+    featurizer = Featurizer(model.myopia() if use_myopia else None)
+    inputs = featurizer.inputs(texts, config.dimensions, use_myopia, progress)
+    states = None
+    if use_astig:
+        progress("calibrating", 0, len(config.dimensions))
+        states = resolve_states(texts, tags, model.inferer())
+    for n, d in enumerate(config.dimensions):
+        y = np.asarray(labels[d], dtype=int)
+        backbone = make_backbone(config.backbone, seed=config.seed, device=config.device,
+                                 n_classes=config.n_classes, **config.backbone_params)
+        backbone.fit([inputs[d][i] for i in fit_idx], y[fit_idx], progress)
+        dm = DimensionModel(backbone)
+        if use_astig:
+            dm.priors = build_priors(y, states, config.n_classes)  # priors from all training labels
+            p_dev = backbone.predict_proba([inputs[d][i] for i in dev_idx])
+            dev_states = [states[i] for i in dev_idx]
+            dm.fusion_table = fusion_table(p_dev, y[dev_idx], dm.priors, dev_states, config.fusion_mode)
+            if config.fusion_order == "best":
+                dm.fusion = max(dm.fusion_table, key=lambda f: (f.dev_macro_f1, len(f.order)))
+            else:
+                wanted = parse_order(config.fusion_order)
+                dm.fusion = next(f for f in dm.fusion_table if f.order == wanted)
+            progress("calibrating", n + 1, len(config.dimensions))
+        model.dims[d] = dm
+    model.meta = {"data_hash": data_hash, "n_train": len(texts), "n_fit": int(len(fit_idx)), "n_dev": int(len(dev_idx)),
+                  "lexicon_version": lexicon.version, "versions": environment_versions(),
+                  "train_seconds": round(time.time() - started, 3)}
+    return model
+
+
+def evaluate(model: MAAMModel, texts: Sequence[str], labels: dict[str, Sequence[int]],
+             tags: Sequence[dict | None] | None = None, progress: Progress = _noop) -> dict[str, dict]:
+    progress("evaluating", 0, 1)
+    predictions = model.predict(texts, tags, progress)
+    out = {}
+    for d, pred in predictions.items():
+        y = np.asarray(labels[d], dtype=int)
+        out[d] = {"before": all_metrics(y, pred["before"]), "after": all_metrics(y, pred["after"])}
+    progress("evaluating", 1, 1)
+    return out
+
+
+def states_of(texts: Sequence[str], inferer) -> list[CISState]:
+    return inferer.infer_many(texts)
