@@ -37,12 +37,21 @@ class WeightedText:
 
     @classmethod
     def from_myopia(cls, result) -> WeightedText:
-        kept = result.kept_tokens()
-        text = "".join(t.text for t in kept)
-        weights = [t.weight for t in kept for _ in t.text]
-        if not text:  # everything was level 5: fall back to the raw text rather than an empty input
+        """Level-5 tokens removed (Algorithm 1, line 2). Where tokens were removed a zero-weight
+        space marks the gap, so no n-gram or subword joins words that were never adjacent."""
+        parts: list[str] = []
+        weights: list[float] = []
+        last_end = None
+        for t in result.kept_tokens():
+            if last_end is not None and t.start != last_end:
+                parts.append(" ")
+                weights.append(0.0)
+            parts.append(t.text)
+            weights.extend([t.weight] * len(t.text))
+            last_end = t.end
+        if not parts:  # everything was level 5: fall back to the raw text rather than an empty input
             return cls.plain(result.text)
-        return cls(text, weights)
+        return cls("".join(parts), weights)
 
 
 class Backbone(Protocol):
@@ -89,12 +98,11 @@ class CharNgramBackbone:
         raw: dict[str, float] = {}
         for n in range(self.ngram_min, self.ngram_max + 1):
             for i in range(len(text) - n + 1):
-                gram = text[i:i + n]
-                if gram.isspace():
+                span = w[i:i + n]
+                if min(span) <= 0:  # n-grams never bridge a removed token
                     continue
-                weight = sum(w[i:i + n]) / n
-                if weight > 0:
-                    raw[gram] = raw.get(gram, 0.0) + weight
+                gram = text[i:i + n]
+                raw[gram] = raw.get(gram, 0.0) + sum(span) / n
         total = sum(raw.values())
         return {g: v / total for g, v in raw.items()} if total else {}
 
