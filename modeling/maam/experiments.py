@@ -57,7 +57,7 @@ def run_ablation(corpus: Corpus, seeds: Sequence[int], n_train: int = 1000, back
     weighted = featurizer.inputs(corpus.texts, dims, use_myopia=True)
     coverage = {}
     for d in dims:
-        kept = sum(len(w.text) for w in weighted[d])
+        kept = sum(sum(1 for v in w.char_weights if v > 0) for w in weighted[d])
         coverage[d] = kept / max(1, sum(len(t) for t in corpus.texts))
     states = make_inferer(cis).infer_many(corpus.texts)
     result = AblationResult(corpus.name, dims, list(seeds), n_train, coverage=coverage)
