@@ -1,6 +1,18 @@
 from django.contrib import admin
 
-from .models import AnnotatorProfile, Assignment, Batch, FinalLabel, Guideline, Judgment, JudgmentRevision, Post
+from .models import (
+    AgreementReport,
+    AnnotatorProfile,
+    Assignment,
+    Batch,
+    FinalLabel,
+    Guideline,
+    Judgment,
+    JudgmentRevision,
+    Post,
+    Release,
+    WorkbenchSettings,
+)
 
 
 @admin.register(Post)
@@ -55,3 +67,34 @@ class FinalLabelAdmin(admin.ModelAdmin):
 admin.site.register(Guideline)
 admin.site.register(AnnotatorProfile)
 admin.site.register(Assignment)
+
+
+@admin.register(Release)
+class ReleaseAdmin(admin.ModelAdmin):
+    list_display = ("number", "content_hash", "created_by", "created_at")
+    readonly_fields = [f.name for f in Release._meta.fields]
+    actions = ["publish"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Publish a new release from the current final labels")
+    def publish(self, request, queryset):
+        from .adjudication import final_labels_refresh
+        from .exporters import release_publish
+        from .services import DomainError
+
+        try:
+            final_labels_refresh()
+            release = release_publish(created_by=request.user)
+        except DomainError as exc:
+            self.message_user(request, str(exc), level="error")
+        else:
+            self.message_user(request, f"Published release {release.number}.")
+
+
+admin.site.register(WorkbenchSettings)
+admin.site.register(AgreementReport)

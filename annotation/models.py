@@ -199,3 +199,66 @@ class FinalLabel(models.Model):
 
     def scores(self) -> dict[str, int]:
         return {d: getattr(self, d) for d in DIMENSIONS}
+
+
+class WorkbenchSettings(models.Model):
+    """Site-wide switches researchers control (a single row)."""
+
+    show_annotator_names_to_adjudicators = models.BooleanField(
+        default=False, help_text="Adjudicators see usernames instead of pseudonyms.")
+    adjudication_span = models.PositiveSmallIntegerField(
+        default=2, help_text="A post needs adjudication when its judgments span at least this many points on a dimension.")
+
+    class Meta:
+        verbose_name_plural = "workbench settings"
+
+    @classmethod
+    def current(cls) -> WorkbenchSettings:
+        obj, _ = cls.objects.get_or_create(pk=1)
+        return obj
+
+
+class AgreementReport(models.Model):
+    """A cached agreement computation; the bootstrap runs as a background task."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    bootstrap = models.PositiveIntegerField(default=1000)
+    judgments_fingerprint = models.CharField(max_length=64, blank=True)
+    payload = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+
+class Release(models.Model):
+    """An immutable, numbered, content-hashed dataset snapshot. Rows are never updated."""
+
+    number = models.PositiveIntegerField(unique=True)
+    content_hash = models.CharField(max_length=64)
+    directory = models.CharField(max_length=500)
+    manifest = models.JSONField(help_text="file name -> sha256")
+    summary = models.JSONField(help_text="counts, label distributions, alpha")
+    diff = models.JSONField(help_text="against the previous release")
+    split_seed = models.IntegerField(default=0)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-number"]
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("Releases are immutable; publish a new release instead.")
+        super().save(*args, **kwargs)
+
+    def __str__(self) -> str:
+        return f"Release {self.number} ({self.content_hash[:12]})"

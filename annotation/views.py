@@ -21,7 +21,9 @@ def require_role(request, role: str) -> None:
 @login_required
 def home(request):
     if services.user_has_role(request.user, Role.RESEARCHER):
-        return redirect("annotation:upload")
+        return redirect("review:agreement")
+    if services.user_has_role(request.user, Role.ADJUDICATOR):
+        return redirect("review:adjudication")
     if services.user_has_role(request.user, Role.ANNOTATOR):
         return redirect("annotation:queue")
     return render(request, "annotation/home.html")

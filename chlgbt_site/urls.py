@@ -14,6 +14,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("", include("annotation.urls")),
+    path("", include("annotation.review_urls")),
     path("api/", include((annotation_api, "api"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
 ]

@@ -1,0 +1,116 @@
+"""Agreement from the database, including Krippendorff's own worked example."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from annotation.agreement import alpha, bootstrap_interval, load_ratings, pair_matrix, rater_vs_rest, severity
+
+pytestmark = pytest.mark.django_db
+
+# Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability": 4 observers x 12 units, '.' missing.
+WORKED = {
+    "A": "1 2 3 3 2 1 4 1 2 . . .",
+    "B": "1 2 3 3 2 2 4 1 2 5 . 3",
+    "C": ". 3 3 3 2 3 4 2 2 5 1 .",
+    "D": "1 2 3 3 2 4 4 1 2 5 1 .",
+}
+
+
+def worked_example_csv(tmp_path):
+    lines = ["post,annotator,explicit,implicit,emotional"]
+    for observer, values in WORKED.items():
+        for unit, value in enumerate(values.split(), start=1):
+            if value != ".":
+                lines.append(f"u{unit},obs{observer},{value},{value},")
+    path = tmp_path / "kripp.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_worked_example_reproduces_published_values(tmp_path, capsys):
+    call_command("import_judgments", str(worked_example_csv(tmp_path)))
+    assert "Imported 41 judgments by 4 annotators (12 new posts)" in capsys.readouterr().out
+    call_command("agreement", "--json")
+    report = json.loads(capsys.readouterr().out)
+    explicit = report["dimensions"]["explicit"]["alpha"]
+    assert round(explicit["nominal"], 3) == 0.743
+    assert round(explicit["ordinal"], 3) == 0.815
+    assert round(explicit["interval"], 3) == 0.849
+    assert report["dimensions"]["emotional"]["alpha"]["ordinal"] is None  # all missing: undefined, not a crash
+    call_command("agreement")
+    table = capsys.readouterr().out
+    assert "explicit" in table and "0.815" in table and "0.849" in table and "0.743" in table
+
+
+def test_import_judgments_is_all_or_nothing(tmp_path):
+    from annotation.importers import ImportFailed, import_judgments
+    from annotation.models import Judgment
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("post,annotator,explicit,implicit,emotional\np1,a1,1,2,3\np1,a1,1,2,3\np2,a2,9,,\n")
+    with pytest.raises(ImportFailed) as info:
+        import_judgments(bad.read_bytes())
+    assert [str(p) for p in info.value.problems] == [
+        "line 3: duplicate judgment (first on line 2)", "line 4: explicit must be between 1 and 5, got 9"]
+    assert Judgment.objects.count() == 0
+
+
+def test_bootstrap_interval_brackets_the_estimate():
+    rng = np.random.default_rng(0)
+    truth = rng.integers(1, 6, size=200)
+    matrix = np.vstack([np.clip(truth + rng.integers(-1, 2, size=200), 1, 5) for _ in range(6)]).astype(float)
+    point = alpha(matrix)
+    lo, hi = bootstrap_interval(matrix, n_boot=200)
+    assert lo < point < hi and hi - lo < 0.2
+
+
+def test_severity_pairs_and_rater_vs_rest():
+    base = [1, 2, 3, 4, 5, 1, 2, 3]
+    harsh = [2, 3, 4, 5, 5, 2, 3, 4]
+    matrix = np.array([base, harsh, base, base], dtype=float)
+    sev = severity(matrix)
+    assert sev[1] > 0.5 and sev[0] < 0 and sev[2] < 0  # rater 1 scores harsher
+    pairs = pair_matrix(matrix)
+    assert pairs[0][2] == pytest.approx(1.0) and pairs[0][1] < 1.0 and pairs[1][0] == pairs[0][1]
+    vs_rest = rater_vs_rest(matrix)
+    assert vs_rest[0] == pytest.approx(1.0) and vs_rest[1] < 0.9
+
+
+def test_load_ratings_shape(make_annotators, make_batch):
+    from annotation import services
+
+    annotators = make_annotators(3)
+    batch = make_batch(n_posts=4, k=3, annotators=annotators)
+    for a in annotators:
+        while (item := services.assignment_next(annotator=a, batch_id=batch.id)) is not None:
+            services.judgment_submit(annotator=a, post_id=item.post_id, scores={"explicit": 2, "implicit": 2, "emotional": 3})
+    ratings = load_ratings()
+    assert ratings.matrices["explicit"].shape == (3, 4) and not np.isnan(ratings.matrices["explicit"]).any()
+
+
+def test_dashboard_renders_plotly_from_the_package(client, make_user, tmp_path, django_capture_on_commit_callbacks):
+    call_command("import_judgments", str(worked_example_csv(tmp_path)))
+    client.force_login(make_user("res", role="researcher"))
+    page = client.get(reverse("review:agreement"))
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert "cdn" not in body.lower() and reverse("review:plotly-js") in body and "0.815" in body
+    js = client.get(reverse("review:plotly-js"))
+    assert js.status_code == 200 and b"plotly" in js.content[:2000].lower()
+    # background bootstrap (eager in tests) fills the cached intervals
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("review:agreement-bootstrap"), {"bootstrap": "50"})
+    page = client.get(reverse("review:agreement"))
+    assert "Intervals: bootstrap of 50 resamples" in page.content.decode()
+
+
+def test_annotators_and_adjudicators_cannot_see_agreement(client, make_user, make_annotators):
+    (annotator,) = make_annotators(1)
+    for user in (annotator, make_user("adj", role="adjudicator")):
+        client.force_login(user)
+        assert client.get(reverse("review:agreement")).status_code == 403
