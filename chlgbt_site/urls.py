@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from annotation import views as annotation_views
 from annotation.urls import api_urlpatterns as annotation_api
+from modeling.urls import api_urlpatterns as modeling_api
 
 admin.site.site_header = "ChLGBT Workbench administration"
 
@@ -15,6 +16,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("annotation.urls")),
     path("", include("annotation.review_urls")),
-    path("api/", include((annotation_api, "api"))),
+    path("", include("modeling.urls")),
+    path("api/", include((annotation_api + modeling_api, "api"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
 ]

@@ -3,3 +3,4 @@ from django.apps import AppConfig
 
 class ModelingConfig(AppConfig):
     name = "modeling"
+    verbose_name = "Modeling (MAAM)"

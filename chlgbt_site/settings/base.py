@@ -137,3 +137,6 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
+
+# A running training run whose row has not moved for this long lost its worker.
+RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 900)

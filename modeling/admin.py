@@ -1,0 +1,148 @@
+"""Researchers launch, watch, cancel and re-run MAAM runs and scoring jobs from the admin."""
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from annotation.admin import ReleaseAdmin
+from annotation.services import DomainError
+
+from . import services
+from .forms import LaunchForm, ScoreForm
+from .models import LexiconTerm, Prediction, ScoringJob, TrainingRun
+
+
+@admin.register(LexiconTerm)
+class LexiconTermAdmin(admin.ModelAdmin):
+    list_display = ("term", "kind", "active", "note", "updated_at")
+    list_filter = ("kind", "active")
+    list_editable = ("kind", "active")
+    search_fields = ("term",)
+
+
+def launch_view(model_admin, request):
+    form = LaunchForm(request.POST or None, initial={"release": request.GET.get("release")})
+    if request.method == "POST" and form.is_valid():
+        c = form.cleaned_data
+        try:
+            runs = services.training_run_launch(
+                created_by=request.user, release_id=c["release"].pk if c["release"] else None,
+                dimensions=c["dimensions"], variants=c["variants"], seeds=c["seeds"], backbone=c["backbone"].strip(),
+                hyperparameters=form.hyperparameters(), device=c["device"])
+        except DomainError as exc:
+            form.add_error(None, str(exc))
+        else:
+            model_admin.message_user(request, f"Launched {len(runs)} run(s).", messages.SUCCESS)
+            return redirect(reverse("modeling:runs") + f"?group={runs[0].launch_group}")
+    context = {**model_admin.admin_site.each_context(request), "form": form, "title": "Launch MAAM training",
+               "opts": model_admin.model._meta}
+    return TemplateResponse(request, "modeling/admin_launch.html", context)
+
+
+@admin.register(TrainingRun)
+class TrainingRunAdmin(admin.ModelAdmin):
+    list_display = ("id", "variant", "seed", "backbone", "status", "progress", "release", "created_by", "created_at")
+    list_filter = ("status", "variant", "backbone")
+    readonly_fields = [f.name for f in TrainingRun._meta.fields]
+    actions = ["cancel", "rerun", "score_all", "compare"]
+
+    def get_urls(self):
+        return [path("launch/", self.admin_site.admin_view(lambda r: launch_view(self, r)), name="modeling_launch"),
+                path("<int:run_id>/score/", self.admin_site.admin_view(self.score_view), name="modeling_score"),
+                *super().get_urls()]
+
+    def add_view(self, request, form_url="", extra_context=None):
+        return redirect("admin:modeling_launch")
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="progress")
+    def progress(self, obj):
+        return format_html('<a href="{}">{}% {}</a>', reverse("modeling:run", args=[obj.pk]), obj.percent, obj.stage)
+
+    @admin.action(description="Cancel selected runs")
+    def cancel(self, request, queryset):
+        for run in queryset:
+            try:
+                services.training_run_cancel(run_id=run.pk)
+            except DomainError as exc:
+                self.message_user(request, str(exc), messages.WARNING)
+
+    @admin.action(description="Re-run selected runs")
+    def rerun(self, request, queryset):
+        try:
+            for run in queryset:
+                services.training_run_rerun(run_id=run.pk, created_by=request.user)
+        except DomainError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+
+    @admin.action(description="Score all posts with the selected run")
+    def score_all(self, request, queryset):
+        for run in queryset:
+            try:
+                services.scoring_job_launch(created_by=request.user, run_id=run.pk)
+            except DomainError as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+            else:
+                self.message_user(request, f"Scoring with run {run.pk} launched.", messages.SUCCESS)
+
+    @admin.action(description="Compare selected runs (Table 2 layout)")
+    def compare(self, request, queryset):
+        ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
+        return redirect(reverse("modeling:compare") + f"?ids={ids}")
+
+    def score_view(self, request, run_id: int):
+        form = ScoreForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            c = form.cleaned_data
+            upload = c["file"]
+            try:
+                job = services.scoring_job_launch(created_by=request.user, run_id=run_id, scope=c["scope"],
+                                                  release_id=c["release"].pk if c["release"] else None,
+                                                  upload=upload.read() if upload else None,
+                                                  upload_name=upload.name if upload else "")
+            except DomainError as exc:
+                form.add_error(None, str(exc))
+            else:
+                self.message_user(request, f"Scoring job {job.pk} launched.", messages.SUCCESS)
+                return redirect("admin:modeling_scoringjob_changelist")
+        context = {**self.admin_site.each_context(request), "form": form, "title": f"Score with run {run_id}",
+                   "opts": self.model._meta}
+        return TemplateResponse(request, "modeling/admin_launch.html", context)
+
+
+@admin.register(ScoringJob)
+class ScoringJobAdmin(admin.ModelAdmin):
+    list_display = ("id", "run", "scope", "status", "scored", "created_at", "finished_at")
+    readonly_fields = [f.name for f in ScoringJob._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(Prediction)
+class PredictionAdmin(admin.ModelAdmin):
+    list_display = ("post", "run", "explicit", "implicit", "emotional", "created_at")
+    list_select_related = ("post", "run")
+    readonly_fields = [f.name for f in Prediction._meta.fields]
+
+
+@admin.action(description="Launch the MAAM ablation on this release (4 variants × 5 seeds)")
+def launch_ablation(model_admin, request, queryset):
+    for release in queryset:
+        try:
+            runs = services.training_run_launch(created_by=request.user, release_id=release.pk,
+                                                dimensions=["explicit", "implicit", "emotional"],
+                                                variants=["baseline", "astigmatism", "myopia", "full"],
+                                                seeds=[0, 1, 2, 3, 4])
+        except DomainError as exc:
+            model_admin.message_user(request, str(exc), messages.ERROR)
+        else:
+            model_admin.message_user(request, f"Launched {len(runs)} runs on release {release.number}.", messages.SUCCESS)
+
+
+ReleaseAdmin.actions = [*ReleaseAdmin.actions, launch_ablation]

@@ -1,0 +1,69 @@
+"""REST endpoints for runs and predictions (researchers only)."""
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.permissions import IsResearcher
+from annotation.services import NotFound
+
+from . import services
+from .models import Prediction, TrainingRun
+
+
+class RunOut(serializers.ModelSerializer):
+    percent = serializers.IntegerField()
+
+    class Meta:
+        model = TrainingRun
+        fields = ["id", "launch_group", "release", "variant", "dimensions", "seed", "backbone", "hyperparameters",
+                  "device", "device_used", "status", "stage", "progress_current", "progress_total", "percent", "metrics",
+                  "artifact_path", "artifact_checksum", "error", "log_tail", "lexicon_version", "git_revision",
+                  "versions", "created_at", "started_at", "updated_at", "finished_at"]
+
+
+class PredictionOut(serializers.ModelSerializer):
+    class Meta:
+        model = Prediction
+        fields = ["post", "run", "explicit", "implicit", "emotional", "probabilities", "cis_state", "created_at"]
+
+
+class RunListApi(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses=RunOut(many=True), parameters=[OpenApiParameter("group", str, required=False)])
+    def get(self, request):
+        qs = TrainingRun.objects.all()
+        if request.query_params.get("group"):
+            qs = qs.filter(launch_group=request.query_params["group"])
+        return Response(RunOut(qs[:500], many=True).data)
+
+
+class RunDetailApi(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses=RunOut)
+    def get(self, request, run_id: int):
+        services.runs_fail_stale()
+        run = TrainingRun.objects.filter(pk=run_id).first()
+        if run is None:
+            raise NotFound("No such run.")
+        return Response(RunOut(run).data)
+
+
+class PredictionListApi(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses=PredictionOut(many=True),
+                   parameters=[OpenApiParameter("post", int, required=False), OpenApiParameter("run", int, required=False)])
+    def get(self, request):
+        qs = Prediction.objects.order_by("-created_at", "-id")
+        for field in ("post", "run"):
+            value = request.query_params.get(field)
+            if value:
+                if not value.isdigit():
+                    raise services.DomainError(f"{field} must be an integer id.")
+                qs = qs.filter(**{f"{field}_id": int(value)})
+        return Response(PredictionOut(qs[:1000], many=True).data)

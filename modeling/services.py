@@ -1,0 +1,382 @@
+"""Writes for the modeling app: launch, execute, cancel, re-run training runs; scoring jobs;
+the stale-run check. Tasks and admin views call these."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import time
+import uuid
+from datetime import timedelta
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.exporters import post_key
+from annotation.models import DIMENSIONS, Post, Release
+from annotation.services import DomainError, NotFound
+
+from .maam.lexicon import Lexicon, LexiconEntry
+from .models import FINISHED, JobStatus, LexiconTerm, Prediction, ScoringJob, ScoringScope, TrainingRun, Variant
+
+PROGRESS_WRITE_SECONDS = 1.0
+LOG_TAIL_CHARS = 4000
+
+
+class Cancelled(Exception):
+    """Raised inside a run when a researcher cancelled it."""
+
+
+class QueueUnavailable(DomainError):
+    status_code = 503
+
+
+# --------------------------------------------------------------------------- helpers
+
+def lexicon_current() -> Lexicon:
+    terms = list(LexiconTerm.objects.filter(active=True).values_list("term", "kind"))
+    lexicon = Lexicon(tuple(LexiconEntry(t, k) for t, k in terms))
+    lexicon.version = f"db:{lexicon.digest()}"
+    return lexicon
+
+
+def git_revision() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=settings.BASE_DIR if hasattr(settings, "BASE_DIR") else None,
+                             capture_output=True, text=True, timeout=5)
+        return out.stdout.strip()[:40]
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def queue_check() -> None:
+    """Refuse to launch when the broker is down, instead of losing the job."""
+    from chlgbt_site.celery import app
+
+    if app.conf.task_always_eager:
+        return
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=2)
+    except Exception as exc:
+        raise QueueUnavailable(f"The task queue is unavailable ({exc.__class__.__name__}); nothing was launched. "
+                               "Check that Redis is running and try again.") from exc
+
+
+def release_data(release: Release | None, seed: int = 0) -> dict:
+    """Training and test data: a release's own split, or the current final labels split by seed."""
+    if release is not None:
+        folder = Path(release.directory)
+        rows = [json.loads(line) for line in (folder / "release.jsonl").read_text(encoding="utf-8").splitlines() if line]
+        split = dict(csv.reader(io.StringIO((folder / "split.csv").read_text(encoding="utf-8"))))
+    else:
+        from annotation.exporters import _labels, split_assignment
+
+        rows = _labels()
+        split = split_assignment([r["id"] for r in rows], seed)
+    train = [r for r in rows if split.get(r["id"]) == "train"]
+    test = [r for r in rows if split.get(r["id"]) == "test"]
+    return {"train": train, "test": test}
+
+
+def _validate_launch(*, release: Release | None, dimensions, variants, seeds, backbone: str) -> None:
+    if not dimensions or any(d not in DIMENSIONS for d in dimensions):
+        raise DomainError(f"Choose dimensions among {', '.join(DIMENSIONS)}.")
+    if not variants or any(v not in Variant.values for v in variants):
+        raise DomainError(f"Choose variants among {', '.join(Variant.values)}.")
+    if not seeds:
+        raise DomainError("Give at least one seed.")
+    if backbone != "char-ngram" and not os.path.isdir(backbone):
+        from huggingface_hub import try_to_load_from_cache
+
+        try:
+            cached = try_to_load_from_cache(backbone, "config.json")
+        except Exception:  # not even a valid hub id
+            cached = None
+        if not isinstance(cached, str):
+            raise DomainError(f"Backbone {backbone!r} is neither 'char-ngram', a local model directory, nor in the "
+                              "Hugging Face cache; this machine cannot download it.")
+    data = release_data(release, seeds[0])
+    if len(data["train"]) < 10 or not data["test"]:
+        raise DomainError(f"The split is too small: {len(data['train'])} training and {len(data['test'])} test posts "
+                          "(need at least 10 and 1). Publish a release with more labelled posts.")
+    for d in dimensions:
+        classes = {r[d] for r in data["train"]}
+        if len(classes) < 2:
+            raise DomainError(f"The training labels of {d} have a single class ({classes.pop()}); nothing can be learned.")
+
+
+# --------------------------------------------------------------------------- launch / control
+
+def training_run_launch(*, created_by, release_id: int | None, dimensions: list[str], variants: list[str],
+                        seeds: list[int], backbone: str = "char-ngram", hyperparameters: dict | None = None,
+                        device: str = "auto") -> list[TrainingRun]:
+    """Create one run per variant x seed (one launch of 'the ablation') and enqueue them."""
+    release = None
+    if release_id is not None:
+        release = Release.objects.filter(pk=release_id).first()
+        if release is None:
+            raise NotFound("No such release.")
+    _validate_launch(release=release, dimensions=dimensions, variants=variants, seeds=seeds, backbone=backbone)
+    queue_check()
+    lexicon = lexicon_current()
+    group = str(uuid.uuid4())
+    with transaction.atomic():
+        runs = [TrainingRun.objects.create(
+            launch_group=group, release=release, variant=v, dimensions=list(dimensions), seed=s, backbone=backbone,
+            hyperparameters=hyperparameters or {}, device=device, created_by=created_by,
+            lexicon_version=lexicon.version, lexicon_terms=[[e.term, e.kind] for e in lexicon.entries],
+        ) for v in variants for s in seeds]
+        for run in runs:
+            transaction.on_commit(lambda run_id=run.pk: _enqueue_training(run_id))
+    return runs
+
+
+def _enqueue_training(run_id: int) -> None:
+    from .tasks import run_training
+
+    try:
+        result = run_training.apply_async(args=[run_id])
+    except Exception as exc:  # the broker went away between the check and now
+        TrainingRun.objects.filter(pk=run_id, status=JobStatus.QUEUED).update(
+            status=JobStatus.FAILED, error=f"Could not enqueue: the task queue is unavailable ({exc}).",
+            finished_at=timezone.now())
+        return
+    TrainingRun.objects.filter(pk=run_id).update(celery_task_id=result.id or "")
+
+
+def training_run_cancel(*, run_id: int) -> TrainingRun:
+    with transaction.atomic():
+        run = TrainingRun.objects.select_for_update().get(pk=run_id)
+        if run.is_finished:
+            raise DomainError(f"Run {run_id} already {run.status}; nothing to cancel.")
+        run.status = JobStatus.CANCELLED
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "finished_at", "updated_at"])
+    if run.celery_task_id:
+        try:
+            from chlgbt_site.celery import app
+
+            app.control.revoke(run.celery_task_id)
+        except Exception:  # revoking is best effort; the run checks its own status too
+            pass
+    return run
+
+
+def training_run_rerun(*, run_id: int, created_by) -> TrainingRun:
+    old = TrainingRun.objects.get(pk=run_id)
+    return training_run_launch(created_by=created_by, release_id=old.release_id, dimensions=old.dimensions,
+                               variants=[old.variant], seeds=[old.seed], backbone=old.backbone,
+                               hyperparameters=old.hyperparameters, device=old.device)[0]
+
+
+def runs_fail_stale(*, older_than_seconds: int | None = None) -> int:
+    """A running run whose row has not moved for a while lost its worker: mark it failed."""
+    seconds = older_than_seconds if older_than_seconds is not None else getattr(settings, "RUN_STALE_SECONDS", 900)
+    cutoff = timezone.now() - timedelta(seconds=seconds)
+    return TrainingRun.objects.filter(status=JobStatus.RUNNING, updated_at__lt=cutoff).update(
+        status=JobStatus.FAILED, finished_at=timezone.now(),
+        error=f"The worker stopped reporting for more than {seconds} s (killed or lost); the run was marked failed. "
+              "Re-run it.")
+
+
+# --------------------------------------------------------------------------- execution
+
+class RunReporter:
+    """Writes progress to the run row at a sensible rate and notices cancellation."""
+
+    def __init__(self, run_id: int):
+        self.run_id = run_id
+        self.last = 0.0
+        self.log: list[str] = []
+
+    def __call__(self, stage: str, current: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self.last < PROGRESS_WRITE_SECONDS and current < total:
+            return
+        self.last = now
+        if stage not in self.log[-1:]:
+            self.log.append(stage)
+        updated = TrainingRun.objects.filter(pk=self.run_id, status=JobStatus.RUNNING).update(
+            stage=stage[:64], progress_current=current, progress_total=total, updated_at=timezone.now(),
+            log_tail="\n".join(self.log)[-LOG_TAIL_CHARS:])
+        if not updated:
+            raise Cancelled()
+
+
+def training_run_execute(*, run_id: int) -> TrainingRun:
+    from .maam.train import MAAMModel, TrainConfig, environment_versions, evaluate, train  # noqa: F401
+
+    with transaction.atomic():
+        run = TrainingRun.objects.select_for_update().get(pk=run_id)
+        if run.status != JobStatus.QUEUED:
+            return run  # finished, cancelled, or already picked up by another delivery
+        run.status = JobStatus.RUNNING
+        run.started_at = timezone.now()
+        run.git_revision = git_revision()
+        run.save(update_fields=["status", "started_at", "git_revision", "updated_at"])
+    reporter = RunReporter(run_id)
+    try:
+        data = release_data(run.release, run.seed)
+        lexicon = Lexicon(tuple(LexiconEntry(t, k) for t, k in run.lexicon_terms), version=run.lexicon_version)
+        config = TrainConfig(variant=run.variant, dimensions=tuple(run.dimensions), backbone=run.backbone,
+                             backbone_params=run.hyperparameters, seed=run.seed, device=run.device)
+        texts = [r["text"] for r in data["train"]]
+        labels = {d: [r[d] for r in data["train"]] for d in run.dimensions}
+        model = train(texts, labels, config, lexicon, progress=reporter,
+                      data_hash=run.release.content_hash if run.release else "")
+        test_texts = [r["text"] for r in data["test"]]
+        test_labels = {d: [r[d] for r in data["test"]] for d in run.dimensions}
+        metrics = evaluate(model, test_texts, test_labels, progress=reporter)
+        reporter("saving artefact", 0, 1)
+        target = Path(settings.ARTIFACT_ROOT) / "runs" / f"run-{run.pk:06d}"
+        checksum = model.save(target)
+        fusion = {d: dm.fusion.to_dict() if dm.fusion else None for d, dm in model.dims.items()}
+        table = {d: [f.to_dict() for f in dm.fusion_table] for d, dm in model.dims.items()}
+    except Cancelled:
+        return TrainingRun.objects.get(pk=run_id)
+    from .maam.backbones import pick_device
+
+    with transaction.atomic():
+        run = TrainingRun.objects.select_for_update().get(pk=run_id)
+        if run.status != JobStatus.RUNNING:  # cancelled at the last moment: the artefact stays unreferenced
+            return run
+        run.status = JobStatus.SUCCEEDED
+        run.metrics = {"test": metrics, "fusion": fusion, "fusion_table": table,
+                       "n_train": len(texts), "n_test": len(test_texts), "train_seconds": model.meta.get("train_seconds")}
+        run.artifact_path = str(target)
+        run.artifact_checksum = checksum
+        run.versions = environment_versions()
+        run.device_used = pick_device(run.device) if run.backbone != "char-ngram" else "cpu"
+        run.progress_current = run.progress_total = 1
+        run.stage = "done"
+        run.finished_at = timezone.now()
+        run.save()
+    return run
+
+
+def training_run_fail(*, run_id: int, reason: str) -> None:
+    TrainingRun.objects.filter(pk=run_id).exclude(status__in=FINISHED).update(
+        status=JobStatus.FAILED, error=reason[:4000], finished_at=timezone.now())
+
+
+# --------------------------------------------------------------------------- scoring
+
+def scoring_job_launch(*, created_by, run_id: int, scope: str = ScoringScope.ALL, release_id: int | None = None,
+                       upload: bytes | None = None, upload_name: str = "") -> ScoringJob:
+    run = TrainingRun.objects.filter(pk=run_id).first()
+    if run is None:
+        raise NotFound("No such run.")
+    if run.status != JobStatus.SUCCEEDED:
+        raise DomainError(f"Run {run_id} has not succeeded ({run.status}); score with a finished run.")
+    if scope not in ScoringScope.values:
+        raise DomainError("Unknown scope.")
+    if scope == ScoringScope.RELEASE and not Release.objects.filter(pk=release_id).exists():
+        raise DomainError("Choose the release to score.")
+    queue_check()
+    upload_path = ""
+    if scope == ScoringScope.UPLOAD:
+        if not upload:
+            raise DomainError("Upload the CSV or JSONL file to score.")
+        folder = Path(settings.MEDIA_ROOT) / "scoring-uploads"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{uuid.uuid4().hex}-{Path(upload_name).name or 'upload.csv'}"
+        path.write_bytes(upload)
+        upload_path = str(path)
+    with transaction.atomic():
+        job = ScoringJob.objects.create(run=run, scope=scope, release_id=release_id if scope == ScoringScope.RELEASE else None,
+                                        upload_path=upload_path, created_by=created_by)
+        transaction.on_commit(lambda: _enqueue_scoring(job.pk))
+    return job
+
+
+def _enqueue_scoring(job_id: int) -> None:
+    from .tasks import run_scoring
+
+    try:
+        result = run_scoring.apply_async(args=[job_id])
+    except Exception as exc:
+        ScoringJob.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
+            status=JobStatus.FAILED, error=f"Could not enqueue: the task queue is unavailable ({exc}).")
+        return
+    ScoringJob.objects.filter(pk=job_id).update(celery_task_id=result.id or "")
+
+
+def _scoring_posts(job: ScoringJob) -> list[Post]:
+    if job.scope == ScoringScope.RELEASE:
+        keys = {json.loads(line)["id"] for line in (Path(job.release.directory) / "release.jsonl")
+                .read_text(encoding="utf-8").splitlines() if line}
+        return [p for p in Post.objects.order_by("id") if post_key(p.external_id, p.text_sha256) in keys]
+    return list(Post.objects.order_by("id"))
+
+
+def scoring_job_execute(*, job_id: int) -> ScoringJob:
+    from .maam.train import MAAMModel
+
+    job = ScoringJob.objects.select_related("run", "release").get(pk=job_id)
+    if job.status != JobStatus.QUEUED:
+        return job
+    ScoringJob.objects.filter(pk=job_id).update(status=JobStatus.RUNNING, stage="loading model")
+    model = MAAMModel.load(job.run.artifact_path)
+
+    def progress(stage, current, total):
+        ScoringJob.objects.filter(pk=job_id).update(stage=stage[:64], progress_current=current, progress_total=total)
+
+    if job.scope == ScoringScope.UPLOAD:
+        from .maam.data import read_chlgbt_csv
+
+        texts = read_chlgbt_csv(job.upload_path).texts
+        predictions = model.predict(texts, progress=progress)
+        out = Path(job.upload_path).with_suffix(".predictions.csv")
+        _write_predictions_csv(out, texts, predictions)
+        ScoringJob.objects.filter(pk=job_id).update(status=JobStatus.SUCCEEDED, scored=len(texts), output_path=str(out),
+                                                    finished_at=timezone.now(), stage="done")
+        return ScoringJob.objects.get(pk=job_id)
+    posts = _scoring_posts(job)
+    tags = [{"C": p.tone, "I": p.identity, "S": p.stance} if p.tone and p.identity and p.stance else None for p in posts]
+    predictions = model.predict([p.text for p in posts], tags=tags, progress=progress)
+    rows = []
+    for i, post in enumerate(posts):
+        probs, labels = {}, {}
+        for d in DIMENSIONS:
+            if d in predictions:
+                before, after = predictions[d]["before"][i], predictions[d]["after"][i]
+                probs[d] = {"before": [round(float(v), 6) for v in before], "after": [round(float(v), 6) for v in after]}
+                labels[d] = int(np.argmax(after)) + 1
+        states = next((predictions[d]["states"] for d in predictions if predictions[d]["states"]), None)
+        rows.append(Prediction(post=post, run=job.run, explicit=labels.get("explicit", 0) or 0,
+                               implicit=labels.get("implicit", 0) or 0, emotional=labels.get("emotional", 0) or 0,
+                               probabilities=probs, cis_state=states[i].as_dict() if states else None))
+    with transaction.atomic():  # re-scoring replaces this run's predictions for these posts at once
+        Prediction.objects.filter(run=job.run, post__in=posts).delete()
+        Prediction.objects.bulk_create(rows, batch_size=2000)
+        ScoringJob.objects.filter(pk=job_id).update(status=JobStatus.SUCCEEDED, scored=len(rows), stage="done",
+                                                    finished_at=timezone.now())
+    return ScoringJob.objects.get(pk=job_id)
+
+
+def _write_predictions_csv(path: Path, texts, predictions) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        header = ["text"]
+        for d in predictions:
+            header += [f"{d}_label"] + [f"{d}_p{k}" for k in range(1, 6)]
+        writer.writerow(header)
+        for i, text in enumerate(texts):
+            row = [text]
+            for d, pred in predictions.items():
+                p = pred["after"][i]
+                row += [int(np.argmax(p)) + 1] + [f"{v:.6f}" for v in p]
+            writer.writerow(row)
+    tmp.replace(path)
+
+
+def scoring_job_fail(*, job_id: int, reason: str) -> None:
+    ScoringJob.objects.filter(pk=job_id).exclude(status__in=FINISHED).update(
+        status=JobStatus.FAILED, error=reason[:4000], finished_at=timezone.now())
