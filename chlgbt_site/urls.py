@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.http import HttpResponse
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
@@ -10,6 +11,7 @@ from modeling.urls import api_urlpatterns as modeling_api
 admin.site.site_header = "ChLGBT Workbench administration"
 
 urlpatterns = [
+    path("favicon.ico", lambda request: HttpResponse(status=204)),
     path("", annotation_views.home, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

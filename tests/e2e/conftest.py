@@ -20,6 +20,7 @@ def browser_page(chromium_path):
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
         page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("response", lambda r: errors.append(f"HTTP {r.status} {r.url}") if r.status >= 400 else None)
         page.console_errors = errors
         yield page
         browser.close()
