@@ -180,13 +180,17 @@ def release_publish(*, created_by=None, seed: int = 0, bootstrap: int = 200) -> 
         raise
     try:
         with transaction.atomic():
-            return Release.objects.create(
+            release = Release.objects.create(
                 number=number, content_hash=content_hash(files), directory=str(target),
                 manifest={n: hashlib.sha256(b).hexdigest() for n, b in files.items()},
                 summary=info["summary"], diff=info["diff"], split_seed=seed, created_by=created_by)
     except BaseException:
         shutil.rmtree(target, ignore_errors=True)
         raise
+    from .signals import release_published
+
+    release_published.send(sender=Release, release=release)
+    return release
 
 
 def release_copy(*, release: Release, outdir: Path) -> list[Path]:

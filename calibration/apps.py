@@ -3,3 +3,11 @@ from django.apps import AppConfig
 
 class CalibrationConfig(AppConfig):
     name = "calibration"
+    verbose_name = "Calibration (C-I-S priors)"
+
+    def ready(self) -> None:
+        from annotation.signals import release_published
+
+        from .services import rebuild_after_release
+
+        release_published.connect(rebuild_after_release, dispatch_uid="calibration-rebuild-after-release")

@@ -19,6 +19,7 @@ urlpatterns = [
     path("", include("annotation.urls")),
     path("", include("annotation.review_urls")),
     path("", include("modeling.urls")),
+    path("", include("calibration.urls")),
     path("api/", include((annotation_api + modeling_api, "api"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
 ]

@@ -28,7 +28,7 @@ from .astigmatism import (
 )
 from .backbones import WeightedText, load_backbone, make_backbone
 from .lexicon import Lexicon, LexiconEntry
-from .metrics import all_metrics
+from .metrics import all_metrics, reliability_bins
 from .myopia import Myopia, MyopiaConfig
 from .parsing import make_parser
 from .taxonomy import DIMENSIONS
@@ -320,7 +320,9 @@ def evaluate(model: MAAMModel, texts: Sequence[str], labels: dict[str, Sequence[
     out = {}
     for d, pred in predictions.items():
         y = np.asarray(labels[d], dtype=int)
-        out[d] = {"before": all_metrics(y, pred["before"]), "after": all_metrics(y, pred["after"])}
+        out[d] = {"before": all_metrics(y, pred["before"]), "after": all_metrics(y, pred["after"]),
+                  "reliability": {"before": reliability_bins(y, pred["before"], list(range(1, pred["before"].shape[1] + 1))),
+                                  "after": reliability_bins(y, pred["after"], list(range(1, pred["after"].shape[1] + 1)))}}
     progress("evaluating", 1, 1)
     return out
 

@@ -1,0 +1,115 @@
+"""Rebuild C-I-S prior snapshots from adjudicated/final labels."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.exporters import post_key
+from annotation.models import DIMENSIONS, FinalLabel, Post, Release
+from annotation.services import DomainError
+from modeling.maam.astigmatism import AXES, STATES, CISState, build_priors, make_inferer
+
+from .models import PriorSnapshot, RebuildRequest
+
+
+def labelled_posts(release: Release | None) -> list[tuple[Post, dict[str, int]]]:
+    """(post, labels) from a release's files, or every post's current final label."""
+    if release is None:
+        labels = FinalLabel.objects.select_related("post").order_by("post_id")
+        return [(fl.post, fl.scores()) for fl in labels]
+    rows = [json.loads(line) for line in (Path(release.directory) / "release.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+    wanted = {r["id"]: r for r in rows}
+    out = []
+    for post in Post.objects.order_by("id").only("id", "external_id", "text_sha256", "text", "tone", "identity", "stance"):
+        row = wanted.get(post_key(post.external_id, post.text_sha256))
+        if row is not None:
+            out.append((post, {d: row[d] for d in DIMENSIONS}))
+    return out
+
+
+def post_states(posts: list[Post], inferer_name: str = "cues") -> list[CISState]:
+    """Manual C-I-S tags where an annotator or adjudicator set all three, inference otherwise."""
+    need = [p for p in posts if not (p.tone and p.identity and p.stance)]
+    inferred = iter(make_inferer(inferer_name).infer_many([p.text for p in need])) if need else iter(())
+    out = []
+    for p in posts:
+        if p.tone and p.identity and p.stance:
+            out.append(CISState(p.tone, p.identity, p.stance, source="manual"))
+        else:
+            out.append(next(inferred))
+    return out
+
+
+def compute_priors(labels: list[dict[str, int]], states: list[CISState]) -> tuple[dict, dict]:
+    priors, counts = {}, {}
+    for d in DIMENSIONS:
+        table = build_priors([row[d] for row in labels], states)  # paper eq. (prior) with the 0.2 fill
+        priors[d], counts[d] = table.table, table.counts
+    return priors, counts
+
+
+def prior_snapshot_rebuild(*, release_id: int | None = None, inferer: str = "cues", created_by=None,
+                           states: list[CISState] | None = None) -> PriorSnapshot:
+    release = Release.objects.filter(pk=release_id).first() if release_id else None
+    if release_id and release is None:
+        raise DomainError("No such release.")
+    pairs = labelled_posts(release)
+    if not pairs:
+        raise DomainError("There are no labelled posts to build priors from.")
+    posts = [p for p, _ in pairs]
+    states = states if states is not None else post_states(posts, inferer)
+    priors, counts = compute_priors([labels for _, labels in pairs], states)
+    sources: dict[str, int] = {}
+    for s in states:
+        sources[s.source] = sources.get(s.source, 0) + 1
+    from modeling.services import lexicon_current
+
+    return PriorSnapshot.objects.create(
+        release=release, source=f"release {release.number}" if release else "current final labels",
+        lexicon_version=lexicon_current().version, inferer=inferer, n_posts=len(pairs), priors=priors, counts=counts,
+        states=[[p.pk, s.C, s.I, s.S, s.source] for p, s in zip(posts, states)], state_sources=sources,
+        created_by=created_by)
+
+
+def rebuild_request(*, release_id: int | None = None, inferer: str = "cues", created_by=None) -> RebuildRequest:
+    from .tasks import rebuild_priors
+
+    request = RebuildRequest.objects.create(release_id=release_id, inferer=inferer, created_by=created_by)
+
+    def enqueue():
+        try:
+            rebuild_priors.apply_async(args=[request.pk])
+        except Exception as exc:
+            RebuildRequest.objects.filter(pk=request.pk).update(status=RebuildRequest.Status.FAILED,
+                                                                error=f"The task queue is unavailable: {exc}")
+
+    transaction.on_commit(enqueue)
+    return request
+
+
+def rebuild_execute(*, request_id: int) -> RebuildRequest:
+    req = RebuildRequest.objects.get(pk=request_id)
+    if req.status != RebuildRequest.Status.QUEUED:
+        return req
+    RebuildRequest.objects.filter(pk=request_id).update(status=RebuildRequest.Status.RUNNING)
+    try:
+        snapshot = prior_snapshot_rebuild(release_id=req.release_id, inferer=req.inferer, created_by=req.created_by)
+    except Exception as exc:
+        RebuildRequest.objects.filter(pk=request_id).update(status=RebuildRequest.Status.FAILED, error=str(exc)[:2000],
+                                                            finished_at=timezone.now())
+        raise
+    RebuildRequest.objects.filter(pk=request_id).update(status=RebuildRequest.Status.SUCCEEDED, snapshot=snapshot,
+                                                        finished_at=timezone.now())
+    return RebuildRequest.objects.get(pk=request_id)
+
+
+def rebuild_after_release(sender, release: Release, **kwargs) -> None:
+    """Signal receiver: a published release gets its prior snapshot in the background."""
+    rebuild_request(release_id=release.pk)
+
+
+STATE_ORDER = [(axis, state) for axis in AXES for state in STATES[axis]]

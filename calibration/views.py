@@ -1,0 +1,202 @@
+"""Calibration pages: prior heatmaps and diffs, token weights, fusion strategies, reliability,
+dataset overview and the case study. Every figure can be downloaded as PNG/SVG, its data as CSV."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation.models import DIMENSIONS, FinalLabel, Post, Role
+from annotation.views import require_role
+from modeling.models import Prediction, TrainingRun
+
+from . import figures, services
+from .models import PriorSnapshot
+
+MAX_TRY_CHARS = 500
+
+
+def _fig_json(fig) -> dict:
+    return json.loads(fig.to_json())
+
+
+def _csv_response(rows: list[list], header: list[str], filename: str) -> HttpResponse:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    writer.writerows(rows)
+    response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _snapshot(pk) -> PriorSnapshot:
+    snap = PriorSnapshot.objects.filter(pk=pk).first() if pk else PriorSnapshot.objects.first()
+    if snap is None:
+        raise Http404("No prior snapshot yet: rebuild priors first.")
+    return snap
+
+
+@login_required
+def priors(request):
+    require_role(request, Role.RESEARCHER)
+    snapshots = list(PriorSnapshot.objects.select_related("release")[:50])
+    if not snapshots:
+        return render(request, "calibration/priors.html", {"snapshots": [], "figures": {}})
+    snap = _snapshot(request.GET.get("snapshot"))
+    figs = {"priors": _fig_json(figures.prior_heatmaps(snap.priors, snap.counts, f"Priors #{snap.pk} — {snap.source}"))}
+    other = request.GET.get("compare")
+    if other:
+        base = _snapshot(other)
+        figs["diff"] = _fig_json(figures.prior_diff(base.priors, snap.priors, f"#{snap.pk} − #{base.pk}"))
+    if request.GET.get("format") == "csv":
+        rows = [[d, axis, state, k, snap.priors[d][axis][state][k - 1], snap.counts[d][axis][state][k - 1]]
+                for d in DIMENSIONS for axis, state in figures.state_rows() for k in figures.SCORES]
+        return _csv_response(rows, ["dimension", "axis", "state", "score", "probability", "count"],
+                             f"priors-{snap.pk}.csv")
+    return render(request, "calibration/priors.html", {"snapshots": snapshots, "snapshot": snap, "figures": figs,
+                                                       "compare": other})
+
+
+@login_required
+@require_POST
+def rebuild(request):
+    require_role(request, Role.RESEARCHER)
+    release_id = request.POST.get("release") or None
+    services.rebuild_request(release_id=int(release_id) if release_id else None, created_by=request.user)
+    messages.success(request, "Priors are being rebuilt; the new snapshot appears when it is done.")
+    return redirect("calibration:priors")
+
+
+@login_required
+def token_weights(request):
+    require_role(request, Role.RESEARCHER)
+    from modeling.maam.myopia import Myopia
+    from modeling.services import lexicon_current
+
+    post = None
+    text = request.GET.get("text", "").strip()[:MAX_TRY_CHARS]
+    if request.GET.get("post"):
+        post = Post.objects.filter(pk=request.GET["post"]).first()
+        if post is None:
+            raise Http404("No such post.")
+        text = post.text
+    text = text or "月半，骗婚的同性恋谈诚信挺有趣的！"
+    myopia = _myopia(lexicon_current())
+    results = myopia.weigh_all(text)
+    tables = {d: r.to_dict() for d, r in results.items()}
+    if request.GET.get("format") == "csv":
+        rows = [[d, i, t["text"], t["subcategory"], t["level_orig"], t["keyword"], t["level"], t["w_base"], t["w_adj"],
+                 t["weight"], t["kept"]] for d, r in tables.items() for i, t in enumerate(r["tokens"])]
+        return _csv_response(rows, ["dimension", "index", "token", "subcategory", "level_orig", "keyword", "level",
+                                    "w_base", "w_adj", "weight", "kept"], "token-weights.csv")
+    figs = {d: _fig_json(figures.token_weights(tables[d]["tokens"], d)) for d in DIMENSIONS}
+    return render(request, "calibration/weights.html", {"text": text, "post": post, "tables": tables, "figures": figs})
+
+
+_MYOPIA_CACHE: dict = {}
+
+
+def _myopia(lexicon):
+    """One parser per lexicon version: jieba's dictionary loads once per process."""
+    from modeling.maam.myopia import Myopia
+
+    if lexicon.version not in _MYOPIA_CACHE:
+        _MYOPIA_CACHE.clear()
+        _MYOPIA_CACHE[lexicon.version] = Myopia(lexicon=lexicon)
+    return _MYOPIA_CACHE[lexicon.version]
+
+
+def _run(run_id: int) -> TrainingRun:
+    run = TrainingRun.objects.filter(pk=run_id, status="succeeded").first()
+    if run is None or not run.metrics:
+        raise Http404("No finished run with that id.")
+    return run
+
+
+@login_required
+def fusion(request, run_id: int):
+    require_role(request, Role.RESEARCHER)
+    run = _run(run_id)
+    table = run.metrics.get("fusion_table") or {}
+    used = run.metrics.get("fusion") or {}
+    if not any(table.values()):
+        return render(request, "calibration/fusion.html", {"run": run, "tables": {}, "figures": {}})
+    if request.GET.get("format") == "csv":
+        rows = [[d, "→".join(r["order"]), json.dumps(r["alphas"]), r["dev_macro_f1"], r["baseline_dev_f1"]]
+                for d, rs in table.items() for r in rs]
+        return _csv_response(rows, ["dimension", "order", "alphas", "dev_macro_f1", "baseline_dev_f1"], f"fusion-{run.pk}.csv")
+    figs = {d: _fig_json(figures.fusion_table(rs, (used.get(d) or {}).get("order"), d)) for d, rs in table.items()}
+    return render(request, "calibration/fusion.html", {"run": run, "tables": table, "used": used, "figures": figs})
+
+
+@login_required
+def reliability(request, run_id: int):
+    require_role(request, Role.RESEARCHER)
+    run = _run(run_id)
+    figs = {}
+    rows = []
+    for d, m in run.metrics["test"].items():
+        rel = m.get("reliability")
+        if not rel:
+            continue
+        figs[d] = _fig_json(figures.reliability(rel["before"], rel["after"], d, m["before"]["ece"], m["after"]["ece"]))
+        for stage in ("before", "after"):
+            rows += [[d, stage, b["lower"], b["upper"], b["count"], b["confidence"], b["accuracy"]] for b in rel[stage]]
+    if request.GET.get("format") == "csv":
+        return _csv_response(rows, ["dimension", "stage", "lower", "upper", "count", "confidence", "accuracy"],
+                             f"reliability-{run.pk}.csv")
+    return render(request, "calibration/reliability.html", {"run": run, "figures": figs,
+                                                            "metrics": run.metrics["test"]})
+
+
+@login_required
+def overview(request):
+    require_role(request, Role.RESEARCHER)
+    rows = list(FinalLabel.objects.values_list(*DIMENSIONS))
+    labels = {d: [r[i] for r in rows] for i, d in enumerate(DIMENSIONS)}
+    if request.GET.get("format") == "csv":
+        return _csv_response([list(r) for r in rows], list(DIMENSIONS), "labels.csv")
+    figs = {"overview": _fig_json(figures.dataset_overview(labels))} if rows else {}
+    return render(request, "calibration/overview.html", {"figures": figs, "n": len(rows)})
+
+
+@login_required
+def case_study(request, post_id: int):
+    require_role(request, Role.RESEARCHER)
+    from modeling.maam.astigmatism import CISState, cascade
+    from modeling.maam.train import MAAMModel
+
+    post = Post.objects.filter(pk=post_id).first()
+    if post is None:
+        raise Http404("No such post.")
+    prediction = Prediction.objects.filter(post=post).select_related("run").order_by("-created_at").first()
+    run_id = request.GET.get("run") or (prediction.run_id if prediction else None)
+    if run_id is None:
+        return render(request, "calibration/case.html", {"post": post, "run": None})
+    run = _run(int(run_id))
+    model = MAAMModel.load(run.artifact_path)
+    tags = [{"C": post.tone, "I": post.identity, "S": post.stance}] if post.tone and post.identity and post.stance else None
+    predicted = model.predict([post.text], tags=tags)
+    per_dim, figs = {}, {}
+    for d, pred in predicted.items():
+        dm = model.dims[d]
+        steps = [{"name": "model", "p": [round(float(v), 4) for v in pred["before"][0]]}]
+        priors_used = []
+        if dm.fusion and pred["states"]:
+            state: CISState = pred["states"][0]
+            for axis, p in zip(dm.fusion.order, cascade(pred["before"], dm.priors, pred["states"], dm.fusion.order,
+                                                         dm.fusion.alphas)):
+                steps.append({"name": f"after {axis} ({state.get(axis)})", "p": [round(float(v), 4) for v in p[0]]})
+                priors_used.append({"axis": axis, "state": state.get(axis), "q": dm.priors.table[axis][state.get(axis)]})
+        per_dim[d] = {"steps": steps, "priors": priors_used, "state": pred["states"][0].as_dict() if pred["states"] else None,
+                      "source": pred["states"][0].source if pred["states"] else None,
+                      "fusion": dm.fusion.to_dict() if dm.fusion else None}
+        figs[d] = _fig_json(figures.case_steps(steps))
+    return render(request, "calibration/case.html", {"post": post, "run": run, "dims": per_dim, "figures": figs})
