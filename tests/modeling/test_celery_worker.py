@@ -69,10 +69,11 @@ def worker(require_postgres, redis_url, tmp_path):
 def use_broker(app, **conf) -> None:
     """Point the in-process app at another broker; drop pooled connections made for the old one
     (an eager call earlier in the session may have opened a producer pool)."""
+    from kombu import pools
+
     app.conf.update(**conf)
-    if app._pool is not None:
-        app._pool.force_close_all()
-        app._pool = None
+    pools.reset()  # closes and forgets every pooled connection, so none is reused closed
+    app._pool = None
     app.amqp._producer_pool = None
 
 
@@ -118,7 +119,8 @@ def test_killing_the_worker_mid_run_never_leaves_it_running(release, worker, set
     import_posts(synthetic_csv(3000, seed=1, prefix="更多"), with_labels=True)
     (run,) = services.training_run_launch(created_by=None, release_id=None, dimensions=DIMS, variants=["full"], seeds=[0],
                                           hyperparameters={"C": 2.0})
-    wait_for(lambda: TrainingRun.objects.get(pk=run.pk).status == "running", what="the run to start", proc=worker)
+    wait_for(lambda: TrainingRun.objects.get(pk=run.pk).status == "running", proc=worker,
+             what=f"the run to start ({TrainingRun.objects.filter(pk=run.pk).values_list('status', 'error').first()})")
     os.kill(worker.pid, signal.SIGKILL)
     worker.wait(timeout=10)
     run.refresh_from_db()
