@@ -42,7 +42,7 @@ class RebuildRequest(models.Model):
         SUCCEEDED = "succeeded"
         FAILED = "failed"
 
-    release = models.ForeignKey("annotation.Release", null=True, blank=True, on_delete=models.PROTECT)
+    release = models.ForeignKey("annotation.Release", null=True, blank=True, on_delete=models.CASCADE)
     inferer = models.CharField(max_length=200, default="cues")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     snapshot = models.ForeignKey(PriorSnapshot, null=True, blank=True, on_delete=models.SET_NULL)
