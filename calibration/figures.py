@@ -32,6 +32,7 @@ def prior_heatmaps(priors: dict, counts: dict, title: str = "") -> go.Figure:
                                  hovertemplate="%{y}, score %{x}: P=%{z:.3f} (n=%{customdata})<extra></extra>"),
                       row=1, col=col)
     fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(dtick=1, title_text="score")
     fig.update_layout(title=title or "C–I–S priors P(Y=k | Z=z)", height=460, margin=dict(l=120))
     return fig
 
@@ -46,6 +47,7 @@ def prior_diff(a: dict, b: dict, title: str = "") -> go.Figure:
                                  texttemplate="%{z:+.2f}", hovertemplate="%{y}, score %{x}: Δ=%{z:+.3f}<extra></extra>"),
                       row=1, col=col)
     fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(dtick=1, title_text="score")
     fig.update_layout(title=title or "Prior difference (B − A)", height=460, margin=dict(l=120))
     return fig
 
