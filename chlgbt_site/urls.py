@@ -5,6 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from annotation import views as annotation_views
+from annotation.auth_views import ThrottledLoginView
 from annotation.urls import api_urlpatterns as annotation_api
 from modeling.urls import api_urlpatterns as modeling_api
 
@@ -13,7 +14,7 @@ admin.site.site_header = "ChLGBT Workbench administration"
 urlpatterns = [
     path("favicon.ico", lambda request: HttpResponse(status=204)),
     path("", annotation_views.home, name="home"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("", include("annotation.urls")),

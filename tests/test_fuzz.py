@@ -1,0 +1,98 @@
+"""Fuzzing the importers and the API payloads: nothing crashes, nothing is half-written."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from django.urls import reverse
+
+from annotation.importers import ImportFailed, import_judgments, import_posts
+from annotation.models import FinalLabel, Judgment, Post
+
+pytestmark = pytest.mark.django_db
+FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+cells = st.one_of(st.text(max_size=40), st.integers(-10, 10).map(str), st.sampled_from(["", "1", "5", "6", '"', "\r", "#"]))
+rows = st.lists(st.lists(cells, min_size=0, max_size=6), max_size=8)
+
+
+def attempt(data: bytes, **kwargs) -> None:
+    before = (Post.objects.count(), FinalLabel.objects.count())
+    try:
+        result = import_posts(data, **kwargs)
+    except ImportFailed as exc:
+        assert exc.problems and all(str(p) for p in exc.problems)
+        assert (Post.objects.count(), FinalLabel.objects.count()) == before  # nothing written
+    else:
+        assert Post.objects.count() == before[0] + result.created
+
+
+@FUZZ
+@given(st.binary(max_size=400))
+def test_random_bytes(data):
+    attempt(data)
+
+
+@FUZZ
+@given(rows, st.sampled_from(["utf-8", "utf-8-sig", "gb18030", "utf-16"]), st.sampled_from(["\n", "\r\n"]),
+       st.booleans())
+def test_ragged_rows_in_random_encodings(table, encoding, newline, labels):
+    header = "Sentences,Explicit,Implicit,Emotional" if labels else "Sentences"
+    text = newline.join([header] + [",".join(r) for r in table]) + newline
+    try:
+        data = text.encode(encoding)
+    except UnicodeEncodeError:
+        return
+    attempt(data, with_labels=labels)
+
+
+@FUZZ
+@given(st.lists(st.dictionaries(st.sampled_from(["text", "explicit", "implicit", "emotional", "id"]),
+                                st.one_of(st.text(max_size=20), st.integers(-3, 8), st.none(), st.floats())), max_size=5))
+def test_jsonl_objects(objects):
+    import json
+
+    attempt("\n".join(json.dumps(o) for o in objects).encode(), filename="x.jsonl")
+
+
+def test_huge_cell_is_refused_not_crashing():
+    attempt(b"Sentences\n" + b"a" * (2 * 1024 * 1024) + b"\n")
+    assert Post.objects.count() == 0
+
+
+@FUZZ
+@given(st.binary(max_size=300))
+def test_judgment_import_random_bytes(data):
+    before = Judgment.objects.count()
+    try:
+        import_judgments(b"post,annotator,explicit,implicit,emotional\n" + data)
+    except ImportFailed:
+        assert Judgment.objects.count() == before
+
+
+@pytest.fixture
+def annotator_client(make_annotators, make_batch, api_for):
+    (a,) = make_annotators(1)
+    batch = make_batch(n_posts=3, annotators=[a])
+    return api_for(a), batch
+
+
+payload_values = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40), st.floats(allow_nan=True),
+                           st.text(max_size=30), st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
+
+
+@FUZZ
+@given(payload=st.dictionaries(st.sampled_from(["post", "explicit", "implicit", "emotional", "note", "flagged",
+                                                "seconds_spent"]), payload_values, max_size=7))
+def test_api_payloads_never_500(annotator_client, payload):
+    client, batch = annotator_client
+    item = client.get(reverse("api:api-queue-next", args=[batch.id])).json()
+    import json
+
+    body = json.dumps(payload, allow_nan=True)  # NaN/Infinity literals too: the server must refuse them cleanly
+    for response in (client.post(reverse("api:api-judgments"), body, content_type="application/json"),
+                     client.post(reverse("api:api-queue-skip", args=[batch.id]), body, content_type="application/json")):
+        assert response.status_code < 500, (payload, response.content)
+    judgments = list(Judgment.objects.values_list("explicit", "implicit", "emotional"))
+    assert all(all(v is None or 1 <= v <= 5 for v in row) for row in judgments)
+    assert item["batch"] == batch.id

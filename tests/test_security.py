@@ -1,0 +1,178 @@
+"""Hostile input and access control across the three roles."""
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+
+from annotation import services
+from annotation.importers import import_posts
+from annotation.models import FinalLabel, Judgment, Post, Provenance
+
+pytestmark = pytest.mark.django_db
+XSS = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
+
+
+def test_check_deploy_is_clean_with_production_settings():
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "chlgbt_site.settings.production",
+           "DJANGO_SECRET_KEY": secrets.token_urlsafe(50), "DJANGO_ALLOWED_HOSTS": "chlgbt.example.org"}
+    env.pop("DATABASE_URL", None)
+    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+                            capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_refuses_a_missing_secret_key():
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "chlgbt_site.settings.production"}
+    env.pop("DJANGO_SECRET_KEY", None)
+    result = subprocess.run([sys.executable, "manage.py", "check"], capture_output=True, text=True, env=env)
+    assert result.returncode != 0 and "DJANGO_SECRET_KEY" in result.stderr
+
+
+def test_login_is_rate_limited(make_annotators, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    (user,) = make_annotators(1)
+    client = Client()
+    for _ in range(settings.LOGIN_FAILURE_LIMIT):
+        assert client.post(reverse("login"), {"username": user.username, "password": "wrong"}).status_code == 200
+    blocked = client.post(reverse("login"), {"username": user.username, "password": "pw-for-tests-1"})
+    assert blocked.status_code == 429 and "Too many failed attempts" in blocked.content.decode()
+    cache.clear()
+    assert client.post(reverse("login"), {"username": user.username, "password": "pw-for-tests-1"}).status_code == 302
+
+
+@pytest.fixture
+def world(make_annotators, make_batch, make_user):
+    a1, a2 = make_annotators(2)
+    batch = make_batch(n_posts=2, k=2, annotators=[a1, a2])
+    item = services.assignment_next(annotator=a1, batch_id=batch.id)
+    judgment = services.judgment_submit(annotator=a1, post_id=item.post_id,
+                                        scores={"explicit": 1, "implicit": 5, "emotional": 1}, note=XSS, flagged=True)
+    Post.objects.filter(pk=item.post_id).update(text=f"帖子 {XSS}")
+    FinalLabel.objects.create(post_id=item.post_id, explicit=5, implicit=1, emotional=3,
+                              provenance=Provenance.ADJUDICATED, rationale=XSS)
+    return {"a1": a1, "a2": a2, "adj": make_user("adj", role="adjudicator"),
+            "res": make_user("res", role="researcher", is_staff=True), "batch": batch, "judgment": judgment,
+            "post": item.post_id}
+
+
+def routes(w):
+    """(method, url, roles allowed). Anything else must be refused."""
+    b, j, p = w["batch"].id, w["judgment"].pk, w["post"]
+    return [
+        ("get", reverse("annotation:queue"), {"a1", "a2"}),
+        ("get", reverse("annotation:annotate", args=[b]), {"a1", "a2"}),
+        ("get", reverse("annotation:upload"), {"res"}),
+        ("get", reverse("api:api-batches"), {"a1", "a2"}),
+        ("get", reverse("api:api-queue-next", args=[b]), {"a1", "a2"}),
+        ("get", reverse("api:api-judgments"), {"a1", "a2"}),
+        ("get", reverse("api:api-judgment", args=[j]), {"a1"}),
+        ("get", reverse("review:adjudication"), {"adj", "res"}),
+        ("get", reverse("review:adjudicate", args=[p]), {"adj", "res"}),
+        ("get", reverse("review:consistency"), {"adj", "res"}),
+        ("get", reverse("review:agreement"), {"res"}),
+        ("get", reverse("review:releases"), {"adj", "res"}),
+        ("post", reverse("review:releases"), {"res"}),
+        ("get", reverse("modeling:runs"), {"res"}),
+        ("get", reverse("modeling:compare"), {"res"}),
+        ("get", reverse("api:api-runs"), {"res"}),
+        ("get", reverse("api:api-predictions"), {"res"}),
+        ("get", reverse("calibration:priors"), {"res"}),
+        ("get", reverse("calibration:weights"), {"res"}),
+        ("get", reverse("calibration:overview"), {"res"}),
+        ("get", reverse("calibration:case", args=[p]), {"res"}),
+        ("get", reverse("admin:index"), {"res"}),
+    ]
+
+
+def test_every_route_across_roles(world, settings, tmp_path):
+    settings.MEDIA_ROOT = str(tmp_path)
+    for method, url, allowed in routes(world):
+        for role in ("anon", "a1", "a2", "adj", "res"):
+            client = Client()
+            if role != "anon":
+                client.force_login(world[role])
+            response = getattr(client, method)(url)
+            if role in allowed:
+                assert response.status_code in (200, 302), (method, url, role, response.status_code)
+                if response.status_code == 302:
+                    assert "/accounts/login/" not in response["Location"], (url, role)
+            else:
+                assert response.status_code in (302, 401, 403, 404), (method, url, role, response.status_code)
+                if response.status_code == 302:
+                    assert "login" in response["Location"], (url, role)
+                assert "window.pwned" not in response.content.decode(), (url, role)
+
+
+def test_an_annotator_probing_others_gets_nothing(world, api_for):
+    client = api_for(world["a2"])
+    url = reverse("api:api-judgment", args=[world["judgment"].pk])
+    for response in (client.get(url), client.patch(url, {"explicit": 2}, format="json"),
+                     client.post(reverse("api:api-judgments"), {"post": world["post"], "explicit": 2, "implicit": 2,
+                                                                "emotional": 2}, format="json")):
+        assert response.status_code in (403, 404)
+        assert "pwned" not in response.content.decode()
+    assert Judgment.objects.get(pk=world["judgment"].pk).explicit == 1
+
+
+def test_adjudicator_cannot_publish_and_annotator_cannot_reach_researcher_api(world, api_for):
+    assert api_for(world["adj"]).get(reverse("api:api-runs")).status_code == 403
+    assert api_for(world["a1"]).get(reverse("api:api-predictions")).status_code == 403
+    client = Client()
+    client.force_login(world["adj"])
+    assert client.post(reverse("review:releases"), {"seed": "0"}).status_code == 403
+
+
+def test_xss_in_posts_notes_and_rationales_is_escaped(world):
+    client = Client()
+    client.force_login(world["adj"])
+    for url in (reverse("review:adjudicate", args=[world["post"]]), reverse("review:consistency"),
+                reverse("review:adjudication")):
+        body = client.get(url).content.decode()
+        assert "<script>window.pwned" not in body and 'onerror="window.pwned' not in body
+        assert "&lt;script&gt;" in body or "\\u003Cscript" in body or url.endswith("adjudicate/")
+
+
+def test_csrf_is_enforced_on_forms_and_session_api(world):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(world["a1"])
+    response = client.post(reverse("api:api-judgments"), {"post": world["post"], "explicit": 1, "implicit": 1,
+                                                          "emotional": 1}, content_type="application/json")
+    assert response.status_code == 403 and "CSRF" in response.content.decode()
+    client.force_login(world["res"])
+    assert client.post(reverse("review:releases"), {"seed": "0"}).status_code == 403
+    client.force_login(world["adj"])
+    assert client.post(reverse("review:adjudicate", args=[world["post"]]), {}).status_code == 403
+
+
+def test_uploads_are_type_checked_and_size_limited(world, settings):
+    client = Client()
+    client.force_login(world["res"])
+    exe = SimpleUploadedFile("posts.exe", b"MZ\x90\x00", content_type="application/octet-stream")
+    body = client.post(reverse("annotation:upload"), {"file": exe}).content.decode()
+    assert "Upload a .csv or .jsonl file." in body
+    settings.IMPORT_MAX_BYTES = 100
+    big = SimpleUploadedFile("posts.csv", b"Sentences\n" + "长".encode() * 200, content_type="text/csv")
+    body = client.post(reverse("annotation:upload"), {"file": big}).content.decode()
+    assert "the limit is 100" in body
+    assert Post.objects.count() == 2
+
+
+def test_upload_page_lists_every_problem_and_imports_nothing(world):
+    client = Client()
+    client.force_login(world["res"])
+    bad = SimpleUploadedFile("posts.csv", "Sentences,Explicit,Implicit,Emotional\n好,1,1,1\n坏,9,1,1\n".encode())
+    body = client.post(reverse("annotation:upload"), {"file": bad}).content.decode()
+    assert "line 3: Explicit must be between 1 and 5, got 9" in body and Post.objects.count() == 2
+    good = SimpleUploadedFile("posts.csv", "Sentences\n新的帖子\n".encode())
+    assert client.post(reverse("annotation:upload"), {"file": good, "batch": "new"}).status_code == 302
+    assert Post.objects.filter(batch__name="new").count() == 1
