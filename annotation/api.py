@@ -1,6 +1,7 @@
 """REST API for annotators: queue, submit, revise, skip. Thin: validate, call a service, serialise."""
 from __future__ import annotations
 
+from django.db import InterfaceError, OperationalError
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -15,6 +16,10 @@ def exception_handler(exc, context):
     """Domain errors become 400/404/409 with a message a person can act on."""
     if isinstance(exc, services.DomainError):
         return Response({"detail": str(exc)}, status=exc.status_code)
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        from .middleware import MESSAGE
+
+        return Response({"detail": MESSAGE}, status=503, headers={"Retry-After": "3"})
     return drf_exception_handler(exc, context)
 
 

@@ -33,6 +33,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "annotation.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "chlgbt_site.urls"
@@ -59,6 +60,7 @@ DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+        conn_health_checks=True,  # a connection broken by a database restart is replaced, not reused
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
