@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test test-fast eval bench lint clean
+.PHONY: install run test eval bench lint clean loadtest drills screenshots
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -33,10 +33,21 @@ eval: $(STAMP)
 		--cold ../shared/data/cold
 
 bench: $(STAMP)
-	$(PY) bench/run_all.py
+	cd bench && ../$(PY) bench_data.py && ../$(PY) bench_data.py --postgres && ../$(PY) bench_myopia.py && ../$(PY) bench_submit.py
+
+screenshots: $(STAMP)
+	cd bench && ../$(PY) screenshots.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
 clean:
 	rm -rf $(VENV) var .pytest_cache
+
+## Load test (50 and 200 annotators) and fault drills; need PostgreSQL and Redis on loopback.
+loadtest: $(STAMP)
+	cd bench && ../$(PY) loadtest.py --annotators 50 --duration 60 --json-out loadtest-50.json
+	cd bench && ../$(PY) loadtest.py --annotators 200 --duration 60 --json-out loadtest-200.json
+
+drills: $(STAMP)
+	cd bench && ../$(PY) drills.py

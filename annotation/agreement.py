@@ -108,10 +108,16 @@ def rater_vs_rest(matrix: np.ndarray, level: str = "ordinal") -> list[float | No
 
 
 def pair_matrix(matrix: np.ndarray, level: str = "ordinal") -> list[list[float | None]]:
+    """Alpha for every pair of raters over the units both rated (None with fewer than 2)."""
     n = matrix.shape[0]
     out: list[list[float | None]] = [[None] * n for _ in range(n)]
+    present = ~np.isnan(matrix)
+    shared = present.astype(np.int32) @ present.T.astype(np.int32)
     for i, j in itertools.combinations(range(n), 2):
-        value = alpha(matrix[[i, j]], level)
+        if shared[i, j] < 2:
+            continue
+        both = present[i] & present[j]
+        value = alpha(matrix[[i, j]][:, both], level)
         out[i][j] = out[j][i] = value
     for i in range(n):
         out[i][i] = 1.0
@@ -120,6 +126,32 @@ def pair_matrix(matrix: np.ndarray, level: str = "ordinal") -> list[list[float |
 
 def distributions(matrix: np.ndarray) -> list[int]:
     return [int((matrix == v).sum()) for v in VALUE_DOMAIN]
+
+
+def judgments_fingerprint() -> str:
+    """Changes whenever a judgment is added, removed or revised."""
+    from django.db.models import Count, Max
+
+    agg = Judgment.objects.aggregate(n=Count("id"), last=Max("updated_at"), top=Max("id"))
+    return f"{agg['n']}:{agg['top']}:{agg['last'].isoformat() if agg['last'] else ''}"
+
+
+def agreement_report_cached(*, timeout: int = 300) -> dict:
+    """The dashboard's report, recomputed only when the judgments changed (pollers share it)."""
+    from django.core.cache import cache
+
+    key = f"agreement-report:{judgments_fingerprint()}"
+    try:
+        report = cache.get(key)
+    except Exception:  # the cache (Redis) is down: compute, do not fail the page
+        return agreement_report(bootstrap=0)
+    if report is None:
+        report = agreement_report(bootstrap=0)
+        try:
+            cache.set(key, report, timeout)
+        except Exception:
+            pass
+    return report
 
 
 def agreement_report(*, bootstrap: int = 0, batch_ids: list[int] | None = None, seed: int = 0,

@@ -18,7 +18,11 @@ def _keys(request) -> list[str]:
 class ThrottledLoginView(auth_views.LoginView):
     def post(self, request, *args, **kwargs):
         limit = settings.LOGIN_FAILURE_LIMIT
-        if any((cache.get(key) or 0) >= limit for key in _keys(request)):
+        try:
+            counts = [cache.get(key) or 0 for key in _keys(request)]
+        except Exception:  # the cache (Redis) is down: let people log in rather than lock everyone out
+            counts = [0]
+        if any(count >= limit for count in counts):
             body = render_to_string("registration/login.html", {
                 "form": self.get_form(), "throttled": True,
                 "minutes": settings.LOGIN_FAILURE_WINDOW_SECONDS // 60}, request=request)
@@ -31,8 +35,13 @@ class ThrottledLoginView(auth_views.LoginView):
                 cache.incr(key)
             except ValueError:
                 cache.set(key, 1, settings.LOGIN_FAILURE_WINDOW_SECONDS)
+            except Exception:
+                break
         return super().form_invalid(form)
 
     def form_valid(self, form):
-        cache.delete_many(_keys(self.request))
+        try:
+            cache.delete_many(_keys(self.request))
+        except Exception:
+            pass
         return super().form_valid(form)

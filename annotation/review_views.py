@@ -2,6 +2,7 @@
 and annotators' feedback on locked batches."""
 from __future__ import annotations
 
+import copy
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -15,7 +16,7 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_POST
 
 from . import adjudication, services
-from .agreement import agreement_report
+from .agreement import agreement_report_cached
 from .exporters import RELEASE_FILES, release_publish
 from .models import DIMENSIONS, AgreementReport, Batch, FinalLabel, Judgment, Release, Role, WorkbenchSettings
 from .tasks import agreement_bootstrap_task
@@ -157,7 +158,7 @@ def agreement_dashboard(request):
     require_role(request, Role.RESEARCHER)
     cached = AgreementReport.objects.filter(status=AgreementReport.Status.SUCCEEDED).first()
     pending = AgreementReport.objects.filter(status__in=[AgreementReport.Status.QUEUED, AgreementReport.Status.RUNNING]).first()
-    report = agreement_report(bootstrap=0)
+    report = copy.deepcopy(agreement_report_cached())
     if cached and cached.payload:
         for d in DIMENSIONS:
             if "interval" in cached.payload["dimensions"].get(d, {}):

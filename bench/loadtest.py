@@ -101,7 +101,7 @@ def main() -> dict:
         user = get_user_model().objects.create_user(name, password=PASSWORD)
         user.groups.add(Group.objects.get(name=role))
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "chlgbt_site.settings.base", "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-           "CELERY_BROKER_URL": "redis://127.0.0.1:6379/14"}
+           "CELERY_BROKER_URL": "redis://127.0.0.1:6379/14", "CACHE_URL": "redis://127.0.0.1:6379/13"}
     server = subprocess.Popen([sys.executable, "-m", "gunicorn", "chlgbt_site.wsgi", "--bind", f"127.0.0.1:{PORT}",
                                "--workers", str(args.workers), "--threads", "2", "--log-level", "warning"],
                               cwd=ROOT, env=env)
