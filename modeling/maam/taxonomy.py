@@ -61,7 +61,8 @@ _ROWS = [
 SUBCATEGORIES: MappingProxyType = MappingProxyType(
     {key: Subcategory(key, layer, layer_name, name, ex, e, i, m) for layer, layer_name, key, name, ex, e, i, m in _ROWS}
 )
-assert len(SUBCATEGORIES) == 31
+if len(SUBCATEGORIES) != 31:  # Table 1 has 31 subcategories
+    raise RuntimeError(f"taxonomy has {len(SUBCATEGORIES)} subcategories, expected 31")
 
 
 @dataclass(frozen=True)

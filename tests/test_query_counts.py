@@ -1,0 +1,69 @@
+"""Query counts per page and endpoint stay flat as data grows (no N+1)."""
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from annotation import services
+from annotation.models import Judgment
+
+pytestmark = pytest.mark.django_db
+
+
+def count(client, method, url, **kwargs) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        response = getattr(client, method)(url, **kwargs)
+    assert response.status_code < 400, (url, response.status_code)
+    return len(ctx.captured_queries)
+
+
+@pytest.fixture
+def grow(make_annotators, make_batch, make_user):
+    annotators = make_annotators(6)
+    batch = make_batch(n_posts=60, annotators=annotators)
+
+    def add(n_posts: int):
+        posts = list(batch.posts.order_by("id").filter(judgments__isnull=True)[:n_posts])
+        Judgment.objects.bulk_create([Judgment(post=p, annotator=a, explicit=1 + (i % 5), implicit=2, emotional=3,
+                                               note="n", flagged=i % 7 == 0)
+                                      for p in posts for i, a in enumerate(annotators)])
+    return annotators, batch, add, make_user("res", role="researcher"), make_user("adj", role="adjudicator")
+
+
+def test_pages_and_endpoints_do_not_grow_with_data(grow, client, api_for):
+    annotators, batch, add, researcher, adjudicator = grow
+    annotator = annotators[0]
+    api = api_for(annotator)
+
+    def measure():
+        from django.core.cache import cache
+
+        cache.clear()  # measure the agreement page's computing path, not its cache hit
+        client.force_login(adjudicator)
+        adj_queue = count(client, "get", reverse("review:adjudication"))
+        client.force_login(researcher)
+        agreement = count(client, "get", reverse("review:agreement"))
+        return {"queue": count(api, "get", reverse("api:api-queue-next", args=[batch.id])),
+                "judgments": count(api, "get", reverse("api:api-judgments")),
+                "adjudication": adj_queue, "agreement": agreement}
+
+    add(5)
+    measure()  # first calls create sessions, settings rows and the annotator's claim
+    small = measure()
+    add(40)
+    large = measure()
+    assert large == small, (small, large)
+    assert small["queue"] <= 12 and small["judgments"] <= 8
+
+
+def test_submit_query_budget(grow, api_for):
+    annotators, batch, add, *_ = grow
+    api = api_for(annotators[0])
+    item = services.assignment_next(annotator=annotators[0], batch_id=batch.id)
+    with CaptureQueriesContext(connection) as ctx:
+        response = api.post(reverse("api:api-judgments"), {"post": item.post_id, "explicit": 1, "implicit": 1,
+                                                            "emotional": 1}, format="json")
+    assert response.status_code == 201
+    assert len(ctx.captured_queries) <= 12, [q["sql"][:80] for q in ctx.captured_queries]
