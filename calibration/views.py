@@ -77,7 +77,6 @@ def rebuild(request):
 @login_required
 def token_weights(request):
     require_role(request, Role.RESEARCHER)
-    from modeling.maam.myopia import Myopia
     from modeling.services import lexicon_current
 
     post = None

@@ -328,12 +328,12 @@ def scoring_job_execute(*, job_id: int) -> ScoringJob:
         ScoringJob.objects.filter(pk=job_id).update(stage=stage[:64], progress_current=current, progress_total=total)
 
     if job.scope == ScoringScope.UPLOAD:
-        from .maam.data import read_chlgbt_csv
+        from .maam.data import read_chlgbt_csv, write_predictions_csv
 
         texts = read_chlgbt_csv(job.upload_path).texts
         predictions = model.predict(texts, progress=progress)
         out = Path(job.upload_path).with_suffix(".predictions.csv")
-        _write_predictions_csv(out, texts, predictions)
+        write_predictions_csv(out, texts, predictions)
         ScoringJob.objects.filter(pk=job_id).update(status=JobStatus.SUCCEEDED, scored=len(texts), output_path=str(out),
                                                     finished_at=timezone.now(), stage="done")
         return ScoringJob.objects.get(pk=job_id)
@@ -358,23 +358,6 @@ def scoring_job_execute(*, job_id: int) -> ScoringJob:
         ScoringJob.objects.filter(pk=job_id).update(status=JobStatus.SUCCEEDED, scored=len(rows), stage="done",
                                                     finished_at=timezone.now())
     return ScoringJob.objects.get(pk=job_id)
-
-
-def _write_predictions_csv(path: Path, texts, predictions) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh)
-        header = ["text"]
-        for d in predictions:
-            header += [f"{d}_label"] + [f"{d}_p{k}" for k in range(1, 6)]
-        writer.writerow(header)
-        for i, text in enumerate(texts):
-            row = [text]
-            for d, pred in predictions.items():
-                p = pred["after"][i]
-                row += [int(np.argmax(p)) + 1] + [f"{v:.6f}" for v in p]
-            writer.writerow(row)
-    tmp.replace(path)
 
 
 def scoring_job_fail(*, job_id: int, reason: str) -> None:

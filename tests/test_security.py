@@ -12,7 +12,6 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation import services
-from annotation.importers import import_posts
 from annotation.models import FinalLabel, Judgment, Post, Provenance
 
 pytestmark = pytest.mark.django_db

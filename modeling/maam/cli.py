@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 import time
@@ -66,28 +65,14 @@ def cmd_train(args) -> int:
 
 
 def cmd_predict(args) -> int:
-    from .data import read_chlgbt_csv
+    from .data import read_chlgbt_csv, write_predictions_csv
     from .train import MAAMModel
 
     model = MAAMModel.load(args.model, device=args.device)
     corpus = read_chlgbt_csv(args.data)
     predictions = model.predict(corpus.texts, progress=_progress)
-    n_classes = model.config.n_classes
     out = Path(args.out)
-    tmp = out.with_name(out.name + ".tmp")
-    with tmp.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh)
-        header = ["text"]
-        for d in predictions:
-            header += [f"{d}_label"] + [f"{d}_p{k}" for k in range(1, n_classes + 1)]
-        writer.writerow(header)
-        for i, text in enumerate(corpus.texts):
-            row = [text]
-            for d, pred in predictions.items():
-                p = pred["after"][i]
-                row += [int(np.argmax(p)) + 1] + [f"{v:.6f}" for v in p]
-            writer.writerow(row)
-    tmp.replace(out)
+    write_predictions_csv(out, corpus.texts, predictions)
     print(f"wrote {len(corpus.texts)} predictions to {out}", file=sys.stderr)
     return 0
 

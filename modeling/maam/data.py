@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,3 +72,24 @@ def read_cold_csv(path: str | Path, topic: str | None = None) -> Corpus:
         texts.append(row["TEXT"])
         labels.append(int(row["label"]) + 1)
     return Corpus(texts, {"explicit": labels}, 2, f"{Path(path).name}:{topic or 'all'}")
+
+
+def write_predictions_csv(path: str | Path, texts, predictions: dict) -> None:
+    """PRODUCT.md §6 predict format: text, then per dimension the label and its probabilities.
+    Written to a temporary name and renamed, so a reader never sees half a file."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        header = ["text"]
+        for dimension, pred in predictions.items():
+            n_classes = pred["after"].shape[1]
+            header += [f"{dimension}_label"] + [f"{dimension}_p{k}" for k in range(1, n_classes + 1)]
+        writer.writerow(header)
+        for i, text in enumerate(texts):
+            row = [text]
+            for pred in predictions.values():
+                p = pred["after"][i]
+                row += [int(p.argmax()) + 1] + [f"{v:.6f}" for v in p]
+            writer.writerow(row)
+    os.replace(tmp, path)
