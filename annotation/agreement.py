@@ -75,36 +75,31 @@ def bootstrap_interval(matrix: np.ndarray, level: str = "ordinal", n_boot: int =
     return float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail))
 
 
-def severity(matrix: np.ndarray) -> list[float | None]:
-    """Mean signed offset of each rater from the mean of the other raters on the same units."""
-    out = []
+def others_mean(matrix: np.ndarray) -> np.ndarray:
+    """For each rater and unit, the mean score of the *other* raters there (NaN where none)."""
     present = ~np.isnan(matrix)
     sums = np.nansum(matrix, axis=0)
-    counts = present.sum(axis=0)
-    for r in range(matrix.shape[0]):
-        others_n = counts - present[r]
-        mask = present[r] & (others_n > 0)
-        if not mask.any():
-            out.append(None)
-            continue
-        others_mean = (sums[mask] - matrix[r, mask]) / others_n[mask]
-        out.append(float(np.mean(matrix[r, mask] - others_mean)))
+    others_n = present.sum(axis=0)[None, :] - present
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (sums[None, :] - np.where(present, matrix, 0)) / others_n
+    means[others_n == 0] = np.nan
+    return means
+
+
+def severity(matrix: np.ndarray) -> list[float | None]:
+    """Mean signed offset of each rater from the mean of the other raters on the same units."""
+    offsets = matrix - others_mean(matrix)
+    out = []
+    for row in offsets:
+        valid = row[~np.isnan(row)]
+        out.append(float(valid.mean()) if valid.size else None)
     return out
 
 
 def rater_vs_rest(matrix: np.ndarray, level: str = "ordinal") -> list[float | None]:
     """Alpha between each rater and the rounded (half up) mean of the other raters."""
-    out = []
-    present = ~np.isnan(matrix)
-    sums = np.nansum(matrix, axis=0)
-    counts = present.sum(axis=0)
-    for r in range(matrix.shape[0]):
-        others_n = counts - present[r]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rest = np.floor((sums - np.where(present[r], matrix[r], 0)) / others_n + 0.5)
-        rest[others_n == 0] = np.nan
-        out.append(alpha(np.vstack([matrix[r], rest]), level))
-    return out
+    rest = np.floor(others_mean(matrix) + 0.5)
+    return [alpha(np.vstack([matrix[r], rest[r]]), level) for r in range(matrix.shape[0])]
 
 
 def pair_matrix(matrix: np.ndarray, level: str = "ordinal") -> list[list[float | None]]:
