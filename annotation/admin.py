@@ -81,12 +81,27 @@ class ReleaseAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    @admin.action(description="Publish a new release from the current final labels")
-    def publish(self, request, queryset):
+    def get_urls(self):
+        from django.urls import path
+
+        return [path("publish/", self.admin_site.admin_view(self.publish_view), name="annotation_release_publish"),
+                *super().get_urls()]
+
+    def publish_view(self, request):
+        from django.shortcuts import redirect
+
+        if request.method == "POST":
+            self._publish(request)
+        return redirect("admin:annotation_release_changelist")
+
+    def _publish(self, request) -> None:
         from .adjudication import final_labels_refresh
         from .exporters import release_publish
-        from .services import DomainError
+        from .services import DomainError, user_has_role
 
+        if not user_has_role(request.user, "researcher"):
+            self.message_user(request, "Only researchers publish releases.", level="error")
+            return
         try:
             final_labels_refresh()
             release = release_publish(created_by=request.user)
@@ -94,6 +109,10 @@ class ReleaseAdmin(admin.ModelAdmin):
             self.message_user(request, str(exc), level="error")
         else:
             self.message_user(request, f"Published release {release.number}.")
+
+    @admin.action(description="Publish a new release from the current final labels")
+    def publish(self, request, queryset):
+        self._publish(request)
 
 
 admin.site.register(WorkbenchSettings)

@@ -87,6 +87,75 @@ def run_ablation(corpus: Corpus, seeds: Sequence[int], n_train: int = 1000, back
     return result
 
 
+def diagnostics_run(corpus: Corpus, seed: int = 0, n_train: int = 1000, backbone: str = "char-ngram",
+                    lexicon: Lexicon | None = None, retentions=(1.0, 0.7, 0.5, 0.3)) -> dict:
+    """Coverage, MAD / D_high / D_low and the deletion and masking curves on one split.
+
+    Token states for the offline backbone: a token's state is the vector of class scores the
+    trained baseline gives the token's text on its own (d = number of classes); with a
+    transformers backbone the same functions take the encoder's hidden states."""
+    from .backbones import WeightedText
+    from .diagnostics import corpus_representation_metrics, mask_identity, random_deletion, retained_coverage
+
+    lexicon = lexicon or Lexicon.default()
+    myopia = Myopia(parser=make_parser("jieba", keyword_terms=lexicon.terms), lexicon=lexicon)
+    dims = tuple(corpus.labels)
+    results = {d: [] for d in dims}
+    tokens_of = []
+    for text in corpus.texts:
+        weighed = myopia.weigh_all(text)
+        tokens_of.append([t.text for t in weighed[dims[0]].tokens])
+        for d in dims:
+            results[d].append(weighed[d])
+    train_idx, test_idx = split_indices(len(corpus.texts), seed, n_train)
+    out = {"coverage": {d: retained_coverage(results[d]) for d in dims}, "representation": {}, "deletion": {},
+           "masking": {}}
+    rng = np.random.default_rng(seed)
+    for d in dims:
+        y = np.asarray(corpus.labels[d], dtype=int)
+        model = make_backbone(backbone, seed=seed, n_classes=corpus.n_classes)
+        model.fit([WeightedText.plain(corpus.texts[i]) for i in train_idx], y[train_idx])
+        cache: dict[str, np.ndarray] = {}
+
+        def state_of(token: str) -> np.ndarray:
+            if token not in cache:
+                cache[token] = model.predict_proba([WeightedText.plain(token)])[0]
+            return cache[token]
+
+        out["representation"][d] = corpus_representation_metrics([results[d][i] for i in test_idx[:300]], state_of)
+        curve = {}
+        for retention in retentions:
+            texts = [random_deletion(tokens_of[i], retention, rng) for i in test_idx]
+            pred = model.predict_proba([WeightedText.plain(t) for t in texts]).argmax(axis=1) + 1
+            curve[str(retention)] = float((pred == y[test_idx]).mean())
+        out["deletion"][d] = curve
+        masked = [mask_identity(tokens_of[i], lexicon) for i in test_idx]
+        full = curve[str(retentions[0])]
+        pred = model.predict_proba([WeightedText.plain(t) for t in masked]).argmax(axis=1) + 1
+        out["masking"][d] = {"full": full, "masked": float((pred == y[test_idx]).mean())}
+    return out
+
+
+def diagnostics_markdown(diag: dict) -> str:
+    dims = list(diag["coverage"])
+    lines = ["| Dimension | Retained characters | MAD | D_high | D_low |", "|---|---|---|---|---|"]
+    for d in dims:
+        rep = diag["representation"][d]
+        fmt = lambda v: "n/a" if v is None else f"{v:.4f}"  # noqa: E731
+        lines.append(f"| {d} | {100 * diag['coverage'][d]:.2f}% | {fmt(rep['mad'])} | {fmt(rep['d_high'])} | {fmt(rep['d_low'])} |")
+    retentions = list(next(iter(diag["deletion"].values())))
+    lines += ["", "Random token deletion (accuracy of the baseline model, test split):", "",
+              "| Retention | " + " | ".join(dims) + " |", "|---|" + "---|" * len(dims)]
+    for r in retentions:
+        lines.append(f"| {r} | " + " | ".join(f"{diag['deletion'][d][r]:.4f}" for d in dims) + " |")
+    lines += ["", "Identity masking (anchors of K replaced by [IDENTITY]):", "",
+              "| Dimension | Full context | Masked identity | Drop |", "|---|---|---|---|"]
+    for d in dims:
+        m = diag["masking"][d]
+        lines.append(f"| {d} | {m['full']:.4f} | {m['masked']:.4f} | {m['full'] - m['masked']:.4f} |")
+    return "\n".join(lines)
+
+
 PAPER_TABLE2 = {  # MacBERT rows of the paper's Table 2: (Exp F1, Imp F1, Emo F1, BS, ECE)
     "baseline": (0.34, 0.32, 0.32, 0.737, 0.082),
     "astigmatism": (0.45, 0.44, 0.42, 0.686, 0.077),

@@ -145,3 +145,12 @@ def test_adjudicator_cannot_publish(client, make_user):
     client.force_login(make_user("adj", role="adjudicator"))
     assert client.post(reverse("review:releases"), {"seed": "0"}).status_code == 403
     assert not Release.objects.exists()
+
+
+def test_admin_publish_button(client, make_user):
+    import_posts(labelled_csv(), with_labels=True)
+    client.force_login(make_user("res", role="researcher", is_staff=True, is_superuser=True))
+    page = client.get(reverse("admin:annotation_release_changelist"))
+    assert "Publish a new release" in page.content.decode()
+    assert client.post(reverse("admin:annotation_release_publish")).status_code == 302
+    assert Release.objects.get().number == 1

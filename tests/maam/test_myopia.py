@@ -214,3 +214,30 @@ def test_pooling_weights_sum_to_one(weights):
 
 
 MYOPIA = Myopia()
+
+
+def test_representation_metrics_follow_the_appendix_formulas():
+    import numpy as np
+
+    from modeling.maam.diagnostics import representation_metrics
+
+    h = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    w = [0.9, 0.3, 0.0]
+    m = representation_metrics(h, w)
+    v_wgt = np.array([0.75, 0.25])
+    assert m["mad"] == pytest.approx(np.abs(v_wgt - h.mean(axis=0)).sum() / 2)
+    assert m["d_high"] == pytest.approx(np.abs(np.array([1.0, 0.0]) - v_wgt).sum() / 2)
+    assert m["d_low"] == pytest.approx(np.abs(h[[1, 2]].mean(axis=0) - v_wgt).sum() / 2)
+    assert m["d_high"] < m["d_low"]
+
+
+def test_deletion_and_masking():
+    import numpy as np
+
+    from modeling.maam.diagnostics import mask_identity, random_deletion
+
+    tokens = ["他们", "是", "同性恋", "吗", "？"]
+    assert random_deletion(tokens, 1.0, np.random.default_rng(0)) == "他们是同性恋吗？"
+    kept = random_deletion(tokens, 0.6, np.random.default_rng(0))
+    assert len(kept) < len("他们是同性恋吗？") and kept[0] in "他是同吗？"
+    assert mask_identity(tokens, Lexicon.default()) == "他们是[IDENTITY]吗？"
