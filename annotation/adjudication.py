@@ -101,6 +101,20 @@ def post_adjudicate(*, adjudicator, post_id: int, scores: dict[str, int], ration
     return label
 
 
+def post_set_context(*, post_id: int, tone: str = "", identity: str = "", stance: str = "") -> Post:
+    """Manual C-I-S tags (Funny/General/Serious, Ingroup/Outgroup/Uncertain, Pro/Anti/Neutral);
+    calibration prefers them to inferred states. Empty strings clear a tag."""
+    from .models import Identity, Stance, Tone
+
+    for value, choices, name in ((tone, Tone, "tone"), (identity, Identity, "identity"), (stance, Stance, "stance")):
+        if value and value not in choices.values:
+            raise DomainError(f"{name} must be one of {', '.join(choices.values)}.")
+    updated = Post.objects.filter(pk=post_id).update(tone=tone, identity=identity, stance=stance)
+    if not updated:
+        raise NotFound("No such post.")
+    return Post.objects.get(pk=post_id)
+
+
 @transaction.atomic
 def final_labels_refresh(*, batch_id: int | None = None) -> int:
     """Give every judged post without an adjudicated or imported label its rounded mean (auto)."""

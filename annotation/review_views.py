@@ -74,9 +74,13 @@ def adjudicate(request, post_id: int):
             messages.error(request, "Every dimension needs a score from 1 to 5.")
         else:
             try:
-                adjudication.post_adjudicate(adjudicator=request.user, post_id=post_id, scores=scores,
-                                             rationale=request.POST.get("rationale", ""),
-                                             expected_version=int(request.POST.get("version", "0") or 0))
+                with transaction.atomic():
+                    adjudication.post_adjudicate(adjudicator=request.user, post_id=post_id, scores=scores,
+                                                 rationale=request.POST.get("rationale", ""),
+                                                 expected_version=int(request.POST.get("version", "0") or 0))
+                    adjudication.post_set_context(post_id=post_id, tone=request.POST.get("tone", ""),
+                                                  identity=request.POST.get("identity", ""),
+                                                  stance=request.POST.get("stance", ""))
             except services.Conflict as exc:
                 conflict = str(exc)
                 summary = adjudication.post_summary(post_id=post_id)
@@ -97,9 +101,17 @@ def adjudicate(request, post_id: int):
     initial = label.scores() if label and label.provenance != "auto" else summary.means
     return render(request, "annotation/adjudicate.html", {
         "post": summary.post, "rows": rows, "means": summary.means, "label": label, "version": version,
-        "initial": initial, "dims": DIMENSIONS, "conflict": conflict,
+        "initial": initial, "dims": DIMENSIONS, "conflict": conflict, "context_choices": _context_choices(summary.post),
         "prediction": model_prediction_for(post_id),
     })
+
+
+def _context_choices(post) -> list[dict]:
+    from .models import Identity, Stance, Tone
+
+    return [{"name": name, "label": label, "choices": choices.values, "value": getattr(post, name)}
+            for name, label, choices in (("tone", "Tone (C)", Tone), ("identity", "Identity (I)", Identity),
+                                         ("stance", "Stance (S)", Stance))]
 
 
 @login_required

@@ -137,3 +137,18 @@ def test_feedback_only_after_lock_and_only_own_items(client, make_annotators, ma
     adjudication.final_labels_refresh()
     body = client.get(reverse("review:feedback", args=[batch.id])).content.decode()
     assert "1/1/1" in body and "3/3/3" in body and "5/5/5" not in body  # own judgment and final label, not b's
+
+
+def test_adjudicator_sets_context_tags_with_the_label(client, posts, make_user):
+    annotators, (post, *_rest) = posts
+    judge(post, annotators, [(1, 1, 1), (5, 5, 5)] * 3)
+    client.force_login(make_user("adj", role="adjudicator"))
+    client.post(reverse("review:adjudicate", args=[post.id]), {
+        "explicit": 4, "implicit": 3, "emotional": 4, "rationale": "r", "version": 0,
+        "tone": "Funny", "identity": "Outgroup", "stance": "Anti"})
+    post.refresh_from_db()
+    assert (post.tone, post.identity, post.stance) == ("Funny", "Outgroup", "Anti")
+    response = client.post(reverse("review:adjudicate", args=[post.id]), {
+        "explicit": 4, "implicit": 3, "emotional": 4, "rationale": "r", "version": 1, "tone": "Sarcastic"})
+    assert "tone must be one of" in response.content.decode()
+    assert FinalLabel.objects.get(post=post).version == 1  # the bad tag rolled the whole save back
