@@ -53,6 +53,24 @@ DEMO_POSTS: list[tuple[str, int, int, int]] = [
 ]
 
 
+# Hand-set C-I-S tags for the demo posts above (tone, identity, stance), in the same order: the
+# "external annotations" calibration prefers, and a small reference for the offline inferer.
+DEMO_CONTEXT: list[tuple[str, str, str]] = [
+    ("General", "Uncertain", "Pro"), ("Serious", "Uncertain", "Neutral"), ("General", "Outgroup", "Pro"),
+    ("Serious", "Uncertain", "Pro"), ("General", "Uncertain", "Pro"), ("General", "Uncertain", "Neutral"),
+    ("General", "Outgroup", "Anti"), ("General", "Outgroup", "Anti"), ("General", "Outgroup", "Anti"),
+    ("General", "Outgroup", "Anti"), ("Serious", "Outgroup", "Anti"), ("Serious", "Outgroup", "Anti"),
+    ("General", "Outgroup", "Anti"), ("General", "Outgroup", "Anti"), ("Serious", "Uncertain", "Pro"),
+    ("General", "Outgroup", "Neutral"), ("General", "Uncertain", "Neutral"), ("Serious", "Uncertain", "Neutral"),
+    ("General", "Ingroup", "Pro"), ("General", "Uncertain", "Neutral"), ("General", "Outgroup", "Anti"),
+    ("Serious", "Outgroup", "Anti"), ("General", "Ingroup", "Pro"), ("General", "Uncertain", "Pro"),
+    ("General", "Uncertain", "Pro"), ("General", "Uncertain", "Neutral"), ("General", "Uncertain", "Pro"),
+    ("General", "Outgroup", "Anti"), ("Serious", "Uncertain", "Pro"), ("General", "Outgroup", "Neutral"),
+    ("General", "Outgroup", "Anti"), ("Serious", "Ingroup", "Pro"), ("General", "Outgroup", "Anti"),
+    ("Serious", "Uncertain", "Neutral"), ("Serious", "Uncertain", "Pro"), ("General", "Outgroup", "Anti"),
+]
+
+
 @transaction.atomic
 def seed_demo(*, judged_posts: int = 24, seed: int = 7) -> dict[str, int]:
     groups = role_groups_ensure()
@@ -69,9 +87,9 @@ def seed_demo(*, judged_posts: int = 24, seed: int = 7) -> dict[str, int]:
     batch, _ = Batch.objects.get_or_create(name="demo", defaults={"annotators_per_post": 6})
     batch.annotators.add(*annotators)
     posts = []
-    for text, *_ in DEMO_POSTS:
-        post, _ = Post.objects.get_or_create(text_sha256=sha256_text(text),
-                                             defaults={"text": text, "raw_text": text, "batch": batch})
+    for (text, *_), (tone, identity, stance) in zip(DEMO_POSTS, DEMO_CONTEXT):
+        post, _ = Post.objects.get_or_create(text_sha256=sha256_text(text), defaults={
+            "text": text, "raw_text": text, "batch": batch, "tone": tone, "identity": identity, "stance": stance})
         posts.append(post)
     rng = random.Random(seed)
     from .models import Assignment, AssignmentStatus
