@@ -187,12 +187,30 @@ def runs_fail_stale(*, older_than_seconds: int | None = None) -> int:
 
 # --------------------------------------------------------------------------- execution
 
+# Share of the whole run each stage of the core's progress callback covers, in order.
+STAGE_SPANS = (("parsing", 0, 2), ("weighting", 2, 35), ("training", 35, 75), ("calibrating", 75, 85),
+               ("evaluating", 85, 99), ("saving", 99, 100))
+PROGRESS_SCALE = 1000
+
+
+def overall_progress(stage: str, current: int, total: int) -> int:
+    """Map a stage's own current/total onto one 0..PROGRESS_SCALE scale for the whole run."""
+    for name, lo, hi in STAGE_SPANS:
+        if stage.startswith(name):
+            fraction = min(1.0, current / total) if total else 0.0
+            return int(PROGRESS_SCALE * (lo + (hi - lo) * fraction) / 100)
+    return 0
+
+
 class RunReporter:
-    """Writes progress to the run row at a sensible rate and notices cancellation."""
+    """Writes progress to the run row at a sensible rate and notices cancellation. The bar only
+    moves forward: stages map onto one scale, and a stage that repeats (the evaluation weighs the
+    test posts again) never pulls it back."""
 
     def __init__(self, run_id: int):
         self.run_id = run_id
         self.last = 0.0
+        self.done = 0
         self.log: list[str] = []
 
     def __call__(self, stage: str, current: int, total: int) -> None:
@@ -200,10 +218,11 @@ class RunReporter:
         if now - self.last < PROGRESS_WRITE_SECONDS and current < total:
             return
         self.last = now
+        self.done = max(self.done, overall_progress(stage, current, total))
         if stage not in self.log[-1:]:
             self.log.append(stage)
         updated = TrainingRun.objects.filter(pk=self.run_id, status=JobStatus.RUNNING).update(
-            stage=stage[:64], progress_current=current, progress_total=total, updated_at=timezone.now(),
+            stage=stage[:64], progress_current=self.done, progress_total=PROGRESS_SCALE, updated_at=timezone.now(),
             log_tail="\n".join(self.log)[-LOG_TAIL_CHARS:])
         if not updated:
             raise Cancelled()

@@ -170,3 +170,17 @@ def test_release_admin_action_launches_the_ablation(labelled_release, client, ma
                 {"action": "launch_ablation", "_selected_action": [labelled_release.pk]})
     assert TrainingRun.objects.count() == 20 and TrainingRun.objects.filter(status="succeeded").count() == 20
     assert ScoringJob.objects.count() == 0
+
+
+def test_progress_only_moves_forward(labelled_release, monkeypatch):
+    seen = []
+    monkeypatch.setattr(services, "PROGRESS_WRITE_SECONDS", 0.0)
+    (run,) = launch(labelled_release, variants=["full"])
+    reporter = services.RunReporter(run.pk)
+    TrainingRun.objects.filter(pk=run.pk).update(status="running")
+    for stage, current, total in [("parsing", 0, 80), ("weighting", 40, 80), ("weighting", 80, 80),
+                                  ("training", 0, 1), ("training", 1, 1), ("calibrating", 3, 3),
+                                  ("evaluating", 0, 1), ("weighting", 10, 40), ("evaluating", 1, 1)]:
+        reporter(stage, current, total)
+        seen.append(TrainingRun.objects.get(pk=run.pk).percent)
+    assert seen == sorted(seen) and seen[-1] == 99 and seen[0] == 0
