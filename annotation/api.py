@@ -98,7 +98,7 @@ class BatchListApi(APIView):
 
 def queue_item_payload(*, annotator, batch_id: int) -> dict:
     assignment = services.assignment_next(annotator=annotator, batch_id=batch_id)
-    batch = assignment.post.batch if assignment else services._batch_for_annotator(annotator, batch_id)
+    batch = assignment.post.batch if assignment else services.batch_for_annotator(annotator, batch_id)
     guideline = services.guideline_current()
     return {
         "post": assignment.post_id if assignment else None,

@@ -90,7 +90,7 @@ def _validate_scores(scores: dict[str, int]) -> dict[str, int]:
     return clean
 
 
-def _batch_for_annotator(annotator, batch_id: int) -> Batch:
+def batch_for_annotator(annotator, batch_id: int) -> Batch:
     batch = Batch.objects.filter(pk=batch_id).first()
     if batch is None or not (batch.annotators.filter(pk=annotator.pk).exists() or not batch.annotators.exists()):
         raise NotFound("No such batch in your queue.")
@@ -106,7 +106,7 @@ def assignment_next(*, annotator, batch_id: int) -> Assignment | None:
     (post, annotator) ever, so nobody gets a post twice; an expired claim frees its slot for
     others and is resumed by its owner only if the slot is still free.
     """
-    batch = _batch_for_annotator(annotator, batch_id)
+    batch = batch_for_annotator(annotator, batch_id)
     if batch.is_locked:
         return None
     now = timezone.now()

@@ -43,7 +43,7 @@ def queue(request):
 def annotate(request, batch_id: int):
     require_role(request, Role.ANNOTATOR)
     try:
-        batch = services._batch_for_annotator(request.user, batch_id)
+        batch = services.batch_for_annotator(request.user, batch_id)
     except services.NotFound:
         raise Http404("No such batch in your queue.")
     guideline = services.guideline_current()

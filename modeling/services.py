@@ -229,7 +229,7 @@ class RunReporter:
 
 
 def training_run_execute(*, run_id: int) -> TrainingRun:
-    from .maam.train import MAAMModel, TrainConfig, environment_versions, evaluate, train  # noqa: F401
+    from .maam.train import TrainConfig, environment_versions, evaluate, train
 
     with transaction.atomic():
         run = TrainingRun.objects.select_for_update().get(pk=run_id)

@@ -117,7 +117,7 @@ def diagnostics_run(corpus: Corpus, seed: int = 0, n_train: int = 1000, backbone
         model.fit([WeightedText.plain(corpus.texts[i]) for i in train_idx], y[train_idx])
         cache: dict[str, np.ndarray] = {}
 
-        def state_of(token: str) -> np.ndarray:
+        def state_of(token: str, cache=cache, model=model) -> np.ndarray:
             if token not in cache:
                 cache[token] = model.predict_proba([WeightedText.plain(token)])[0]
             return cache[token]
