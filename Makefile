@@ -25,6 +25,7 @@ run: $(STAMP)
 
 ## Set up and run the whole test suite (PostgreSQL/Redis/Chromium when the environment provides them).
 test: $(STAMP)
+	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 ## The paper's ablation on the ChLGBT sample and COLD with the offline backbone -> docs/results.md
