@@ -61,3 +61,24 @@ def test_keyboard_scoring_and_revision(browser_page, live_server, make_annotator
     for judgment in Judgment.objects.filter(annotator=alice):
         assert api.get(reverse("api:api-judgment", args=[judgment.pk])).status_code == 404
     assert api.get(reverse("api:api-judgments")).json() == []
+
+
+def test_annotator_page_is_usable_on_a_phone(browser_page, live_server, make_annotators, make_batch):
+    (annotator,) = make_annotators(1)
+    batch = make_batch(n_posts=2, annotators=[annotator])
+    page = browser_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    login(page, live_server, annotator.username)
+    page.goto(f"{live_server.url}/annotate/{batch.id}/")
+    page.wait_for_selector("#post-text:not(:empty)")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")  # no sideways scrolling
+    text = page.inner_text("#post-text")
+    for dim, score in (("explicit", "2"), ("implicit", "3"), ("emotional", "4")):  # tapping works like the keys
+        box = page.locator(f"fieldset[data-dim={dim}] button[data-score='{score}']").bounding_box()
+        assert box["width"] >= 40 and box["height"] >= 40 and box["x"] + box["width"] <= 390
+        page.click(f"fieldset[data-dim={dim}] button[data-score='{score}']")
+    page.click("#submit")
+    page.wait_for_function("t => document.getElementById('post-text').textContent !== t", arg=text)
+    assert Judgment.objects.get(annotator=annotator).scores() == {"explicit": 2, "implicit": 3, "emotional": 4}
+    font = page.evaluate("getComputedStyle(document.getElementById('post-text')).fontFamily")
+    assert "Noto Sans CJK SC" in font
