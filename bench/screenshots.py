@@ -91,7 +91,7 @@ def main() -> None:
                 page.goto(base + path)
                 page.wait_for_load_state("networkidle")
                 time.sleep(1)
-                page.screenshot(path=str(OUT / f"{name}.png"), full_page=name != "agreement")
+                page.screenshot(path=str(OUT / f"{name}.png"), full_page=True)
             browser.close()
     finally:
         server.terminate()
