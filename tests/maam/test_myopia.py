@@ -241,3 +241,20 @@ def test_deletion_and_masking():
     kept = random_deletion(tokens, 0.6, np.random.default_rng(0))
     assert len(kept) < len("他们是同性恋吗？") and kept[0] in "他是同吗？"
     assert mask_identity(tokens, Lexicon.default()) == "他们是[IDENTITY]吗？"
+
+
+def test_hanlp_parse_maps_ctb_tags_and_dependencies():
+    """The HanLP path on a stub model with HanLP's output format (the real model is not on this machine)."""
+    from modeling.maam.parsing import HanLPParser
+
+    parser = HanLPParser.__new__(HanLPParser)
+    parser.keyword_terms = Lexicon.default().terms
+    parser._model = lambda text, tasks: {
+        "tok/fine": ["网友", "不", "支持", "同性", "婚姻", "吗", "？"],
+        "pos/ctb": ["NN", "AD", "VV", "NN", "NN", "SP", "PU"],
+        "dep": [(3, "nsubj"), (3, "neg"), (0, "root"), (5, "nn"), (3, "dobj"), (3, "discourse"), (3, "punct")],
+    }
+    tokens = parser.parse("网友不支持同性婚姻吗？")
+    assert [t.subcategory for t in tokens] == ["explicit_subject", "negation", "core_predicate", "nominal_modifier",
+                                               "explicit_object", "final_particle", "emphatic_punct"]
+    assert [(t.start, t.end) for t in tokens][:3] == [(0, 2), (2, 3), (3, 5)]
