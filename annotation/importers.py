@@ -17,6 +17,7 @@ from django.db import transaction
 
 from .cleaning import clean_text
 from .models import DIMENSIONS, Batch, FinalLabel, Judgment, Post, Provenance
+from .services import annotator_ensure
 
 CHLGBT_HEADER = ["Sentences", "Explicit", "Implicit", "Emotional"]
 MAX_TEXT_CHARS = 10_000
@@ -298,8 +299,6 @@ def import_judgments(data: bytes) -> dict[str, int]:
         seen.setdefault((post_key, annotator), line)
     if problems:
         raise ImportFailed(sorted(problems, key=lambda p: p.line))
-
-    from .services import annotator_ensure  # local import: services imports this module
 
     with transaction.atomic():
         users = {}

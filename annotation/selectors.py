@@ -17,10 +17,9 @@ def batch_progress(*, annotator, batch: Batch) -> dict[str, int]:
         skipped=Count("id", filter=Q(status=AssignmentStatus.SKIPPED)),
     )
     total_posts = batch.posts.count()
-    target = min(total_posts, total_posts * batch.annotators_per_post)
     # An annotator can do each post at most once; skipped posts leave their total.
     total = max(total_posts - counts["skipped"], counts["done"])
-    return {"done": counts["done"], "skipped": counts["skipped"], "total": total, "posts": target}
+    return {"done": counts["done"], "skipped": counts["skipped"], "total": total, "posts": total_posts}
 
 
 def judgments_of(annotator) -> QuerySet[Judgment]:
