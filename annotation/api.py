@@ -29,8 +29,11 @@ class ScoreFields(serializers.Serializer):
     emotional = serializers.IntegerField(min_value=1, max_value=5)
 
 
+MAX_ID = 2**63 - 1
+
+
 class JudgmentSubmitIn(ScoreFields):
-    post = serializers.IntegerField()
+    post = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     seconds_spent = serializers.FloatField(required=False, default=0.0, min_value=0, max_value=86400)
     note = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
     flagged = serializers.BooleanField(required=False, default=False)
@@ -79,7 +82,7 @@ class QueueItemOut(serializers.Serializer):
 
 
 class SkipIn(serializers.Serializer):
-    post = serializers.IntegerField()
+    post = serializers.IntegerField(min_value=1, max_value=MAX_ID)
 
 
 class BatchOut(serializers.Serializer):

@@ -6,12 +6,12 @@ app_name = "review"
 
 urlpatterns = [
     path("adjudicate/", v.adjudication_queue, name="adjudication"),
-    path("adjudicate/<int:post_id>/", v.adjudicate, name="adjudicate"),
+    path("adjudicate/<id:post_id>/", v.adjudicate, name="adjudicate"),
     path("consistency/", v.consistency, name="consistency"),
     path("agreement/", v.agreement_dashboard, name="agreement"),
     path("agreement/bootstrap/", v.agreement_bootstrap, name="agreement-bootstrap"),
     path("releases/", v.releases, name="releases"),
-    path("releases/<int:number>/<str:name>", v.release_file, name="release-file"),
-    path("annotate/<int:batch_id>/feedback/", v.feedback, name="feedback"),
+    path("releases/<id:number>/<str:name>", v.release_file, name="release-file"),
+    path("annotate/<id:batch_id>/feedback/", v.feedback, name="feedback"),
     path("vendor/plotly.min.js", v.plotly_js, name="plotly-js"),
 ]

@@ -21,6 +21,7 @@ from .exporters import RELEASE_FILES, release_publish
 from .models import DIMENSIONS, AgreementReport, Batch, FinalLabel, Judgment, Release, Role, WorkbenchSettings
 from .tasks import agreement_bootstrap_task
 from .views import require_role
+from chlgbt_site.converters import parse_id
 
 
 def _require_any(request, *roles: str) -> None:
@@ -77,7 +78,7 @@ def adjudicate(request, post_id: int):
                 with transaction.atomic():
                     adjudication.post_adjudicate(adjudicator=request.user, post_id=post_id, scores=scores,
                                                  rationale=request.POST.get("rationale", ""),
-                                                 expected_version=int(request.POST.get("version", "0") or 0))
+                                                 expected_version=parse_id(request.POST.get("version")) or 0)
                     adjudication.post_set_context(post_id=post_id, tone=request.POST.get("tone", ""),
                                                   identity=request.POST.get("identity", ""),
                                                   stance=request.POST.get("stance", ""))
@@ -183,7 +184,8 @@ def agreement_dashboard(request):
 @require_POST
 def agreement_bootstrap(request):
     require_role(request, Role.RESEARCHER)
-    report = AgreementReport.objects.create(bootstrap=int(request.POST.get("bootstrap", 1000) or 1000))
+    resamples = min(max(parse_id(request.POST.get("bootstrap")) or 1000, 20), 5000)
+    report = AgreementReport.objects.create(bootstrap=resamples)
     try:
         transaction.on_commit(lambda: agreement_bootstrap_task.delay(report.pk))
     except Exception as exc:  # broker down
@@ -203,7 +205,7 @@ def releases(request):
         require_role(request, Role.RESEARCHER)
         try:
             adjudication.final_labels_refresh()
-            release = release_publish(created_by=request.user, seed=int(request.POST.get("seed", 0) or 0))
+            release = release_publish(created_by=request.user, seed=parse_id(request.POST.get("seed")) or 0)
         except services.DomainError as exc:
             messages.error(request, str(exc))
         else:

@@ -6,14 +6,14 @@ app_name = "annotation"
 
 urlpatterns = [
     path("annotate/", views.queue, name="queue"),
-    path("annotate/<int:batch_id>/", views.annotate, name="annotate"),
+    path("annotate/<id:batch_id>/", views.annotate, name="annotate"),
     path("posts/upload/", views.upload, name="upload"),
 ]
 
 api_urlpatterns = [
     path("batches/", api.BatchListApi.as_view(), name="api-batches"),
-    path("queue/<int:batch_id>/next/", api.QueueNextApi.as_view(), name="api-queue-next"),
-    path("queue/<int:batch_id>/skip/", api.QueueSkipApi.as_view(), name="api-queue-skip"),
+    path("queue/<id:batch_id>/next/", api.QueueNextApi.as_view(), name="api-queue-next"),
+    path("queue/<id:batch_id>/skip/", api.QueueSkipApi.as_view(), name="api-queue-skip"),
     path("judgments/", api.JudgmentListApi.as_view(), name="api-judgments"),
-    path("judgments/<int:judgment_id>/", api.JudgmentDetailApi.as_view(), name="api-judgment"),
+    path("judgments/<id:judgment_id>/", api.JudgmentDetailApi.as_view(), name="api-judgment"),
 ]

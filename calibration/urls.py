@@ -8,8 +8,8 @@ urlpatterns = [
     path("calibration/priors/", views.priors, name="priors"),
     path("calibration/priors/rebuild/", views.rebuild, name="rebuild"),
     path("calibration/weights/", views.token_weights, name="weights"),
-    path("calibration/runs/<int:run_id>/fusion/", views.fusion, name="fusion"),
-    path("calibration/runs/<int:run_id>/reliability/", views.reliability, name="reliability"),
+    path("calibration/runs/<id:run_id>/fusion/", views.fusion, name="fusion"),
+    path("calibration/runs/<id:run_id>/reliability/", views.reliability, name="reliability"),
     path("calibration/overview/", views.overview, name="overview"),
-    path("calibration/case/<int:post_id>/", views.case_study, name="case"),
+    path("calibration/case/<id:post_id>/", views.case_study, name="case"),
 ]

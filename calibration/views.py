@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import DIMENSIONS, FinalLabel, Post, Role
 from annotation.views import require_role
+from chlgbt_site.converters import parse_id
 from modeling.models import Prediction, TrainingRun
 
 from . import figures, services
@@ -37,7 +38,7 @@ def _csv_response(rows: list[list], header: list[str], filename: str) -> HttpRes
 
 
 def _snapshot(pk) -> PriorSnapshot:
-    snap = PriorSnapshot.objects.filter(pk=pk).first() if pk else PriorSnapshot.objects.first()
+    snap = PriorSnapshot.objects.filter(pk=parse_id(pk)).first() if pk else PriorSnapshot.objects.first()
     if snap is None:
         raise Http404("No prior snapshot yet: rebuild priors first.")
     return snap
@@ -68,8 +69,7 @@ def priors(request):
 @require_POST
 def rebuild(request):
     require_role(request, Role.RESEARCHER)
-    release_id = request.POST.get("release") or None
-    services.rebuild_request(release_id=int(release_id) if release_id else None, created_by=request.user)
+    services.rebuild_request(release_id=parse_id(request.POST.get("release")), created_by=request.user)
     messages.success(request, "Priors are being rebuilt; the new snapshot appears when it is done.")
     return redirect("calibration:priors")
 
@@ -82,7 +82,8 @@ def token_weights(request):
     post = None
     text = request.GET.get("text", "").strip()[:MAX_TRY_CHARS]
     if request.GET.get("post"):
-        post = Post.objects.filter(pk=request.GET["post"]).first()
+        post_id = parse_id(request.GET["post"])
+        post = Post.objects.filter(pk=post_id).first() if post_id else None
         if post is None:
             raise Http404("No such post.")
         text = post.text
@@ -176,7 +177,7 @@ def case_study(request, post_id: int):
     if post is None:
         raise Http404("No such post.")
     prediction = Prediction.objects.filter(post=post).select_related("run").order_by("-created_at").first()
-    run_id = request.GET.get("run") or (prediction.run_id if prediction else None)
+    run_id = parse_id(request.GET.get("run")) or (prediction.run_id if prediction else None)
     if run_id is None:
         return render(request, "calibration/case.html", {"post": post, "run": None})
     run = _run(int(run_id))

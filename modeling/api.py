@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 
 from annotation.permissions import IsResearcher
 from annotation.services import NotFound
+from chlgbt_site.converters import parse_id
 
 from . import services
 from .models import Prediction, TrainingRun
@@ -63,7 +64,7 @@ class PredictionListApi(APIView):
         for field in ("post", "run"):
             value = request.query_params.get(field)
             if value:
-                if not value.isdigit():
+                if parse_id(value) is None:
                     raise services.DomainError(f"{field} must be an integer id.")
-                qs = qs.filter(**{f"{field}_id": int(value)})
+                qs = qs.filter(**{f"{field}_id": parse_id(value)})
         return Response(PredictionOut(qs[:1000], many=True).data)

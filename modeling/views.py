@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 from annotation.models import Role
 from annotation.services import DomainError
 from annotation.views import require_role
+from chlgbt_site.converters import parse_id
 
 from . import selectors, services
 from .models import TrainingRun
@@ -56,7 +57,7 @@ def run_action(request, run_id: int, action: str):
 @login_required
 def compare(request):
     require_role(request, Role.RESEARCHER)
-    ids = [int(x) for x in request.GET.get("ids", "").split(",") if x.strip().isdigit()]
+    ids = [i for i in (parse_id(x) for x in request.GET.get("ids", "").split(",")) if i]
     group = request.GET.get("group")
     qs = TrainingRun.objects.filter(pk__in=ids) if ids else TrainingRun.objects.filter(launch_group=group) if group else None
     if qs is None:

@@ -175,3 +175,27 @@ def test_upload_page_lists_every_problem_and_imports_nothing(world):
     good = SimpleUploadedFile("posts.csv", "Sentences\n新的帖子\n".encode())
     assert client.post(reverse("annotation:upload"), {"file": good, "batch": "new"}).status_code == 302
     assert Post.objects.filter(batch__name="new").count() == 1
+
+
+@pytest.mark.parametrize("url", [
+    "/api/queue/99999999999999999999999/next/", "/api/judgments/99999999999999999999999/",
+    "/calibration/weights/?post=99999999999999999999999", "/calibration/weights/?post=abc",
+    "/calibration/priors/?snapshot=abc", "/runs/compare/?ids=1,abc,99999999999999999999999",
+    "/api/predictions/?post=99999999999999999999999",
+])
+def test_absurd_ids_are_404_or_400_never_500(world, url):
+    client = Client()
+    client.force_login(world["res"] if "calibration" in url or "runs" in url or "predictions" in url else world["a1"])
+    assert client.get(url).status_code in (200, 400, 404), url
+
+
+def test_garbage_form_numbers_are_refused_cleanly(world, settings, tmp_path):
+    settings.MEDIA_ROOT = str(tmp_path)
+    client = Client()
+    client.force_login(world["adj"])
+    response = client.post(reverse("review:adjudicate", args=[world["post"]]),
+                           {"explicit": 2, "implicit": 2, "emotional": 2, "rationale": "r", "version": "abc"})
+    assert response.status_code in (200, 302)
+    client.force_login(world["res"])
+    assert client.post(reverse("review:agreement-bootstrap"), {"bootstrap": "10**9"}).status_code == 302
+    assert client.post(reverse("review:releases"), {"seed": "-x"}).status_code == 302
