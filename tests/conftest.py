@@ -7,6 +7,12 @@ import shutil
 
 import pytest
 from django.db import connection
+from hypothesis import settings as hypothesis_settings
+
+# CI runs the property tests on a fixed seed so a landing never depends on luck; local runs explore.
+hypothesis_settings.register_profile("ci", derandomize=True, deadline=None)
+if os.environ.get("HYPOTHESIS_PROFILE"):
+    hypothesis_settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
 from rest_framework.test import APIClient
 
 CHROMIUM = "/usr/bin/chromium"
