@@ -29,9 +29,28 @@ class PostAdmin(admin.ModelAdmin):
 
 @admin.register(Batch)
 class BatchAdmin(admin.ModelAdmin):
-    list_display = ("name", "annotators_per_post", "assignment_timeout_minutes", "locked_at", "created_at")
+    list_display = ("name", "annotators_per_post", "posts", "judgments", "progress", "locked_at", "created_at")
     filter_horizontal = ("annotators",)
     actions = ["lock"]
+
+    def get_queryset(self, request):
+        from django.db.models import Count
+
+        return super().get_queryset(request).annotate(
+            n_posts=Count("posts", distinct=True), n_judgments=Count("posts__judgments", distinct=True))
+
+    @admin.display(description="posts", ordering="n_posts")
+    def posts(self, obj):
+        return obj.n_posts
+
+    @admin.display(description="judgments", ordering="n_judgments")
+    def judgments(self, obj):
+        return obj.n_judgments
+
+    @admin.display(description="progress")
+    def progress(self, obj):
+        wanted = obj.n_posts * obj.annotators_per_post
+        return f"{100 * obj.n_judgments / wanted:.0f}%" if wanted else "–"
 
     @admin.action(description="Lock selected batches (judgments become final)")
     def lock(self, request, queryset):

@@ -135,3 +135,12 @@ def test_cannot_submit_for_a_post_not_assigned(make_annotators, make_batch):
     with pytest.raises(services.NotFound):
         services.judgment_submit(annotator=b, post_id=post.pk, scores=SCORES)
     assert Assignment.objects.filter(status=AssignmentStatus.SUBMITTED).count() == 0
+
+
+def test_researchers_see_batch_progress_in_the_admin(client, make_annotators, make_batch, make_user):
+    annotators = make_annotators(2)
+    batch = make_batch(n_posts=2, k=2, annotators=annotators)
+    drain(annotators[0], batch)
+    client.force_login(make_user("res", role="researcher", is_staff=True, is_superuser=True))
+    body = client.get("/admin/annotation/batch/").content.decode()
+    assert "50%" in body  # 2 of 4 wanted judgments
