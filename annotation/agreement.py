@@ -150,7 +150,7 @@ def agreement_report_cached(*, timeout: int = 300) -> dict:
 
 
 def agreement_report(*, bootstrap: int = 0, batch_ids: list[int] | None = None, seed: int = 0,
-                     with_trend: bool = True) -> dict:
+                     with_trend: bool = True, interval_levels: tuple[str, ...] = LEVELS) -> dict:
     """Everything the dashboard and `manage.py agreement` show. `bootstrap` > 0 adds intervals."""
     ratings = load_ratings(batch_ids=batch_ids)
     profiles = {p.user_id: p for p in AnnotatorProfile.objects.filter(user_id__in=ratings.rater_ids)}
@@ -172,7 +172,7 @@ def agreement_report(*, bootstrap: int = 0, batch_ids: list[int] | None = None, 
                                    "mean_score": float(np.nanmean(m[idx])) if (~np.isnan(m[idx])).any() else None}
                                for g, idx in groups.items()}}
         if bootstrap:
-            entry["interval"] = {lvl: bootstrap_interval(m, lvl, n_boot=bootstrap, seed=seed) for lvl in LEVELS}
+            entry["interval"] = {lvl: bootstrap_interval(m, lvl, n_boot=bootstrap, seed=seed) for lvl in interval_levels}
         report["dimensions"][dim] = entry
     if with_trend and batch_ids is None:
         trend = []

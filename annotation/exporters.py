@@ -127,7 +127,8 @@ def build_release_files(*, number: int, seed: int, previous: Release | None, boo
         for ext, sha, uid, *scores in Judgment.objects.order_by("post__text_sha256", "annotator_id")
         .values_list("post__external_id", "post__text_sha256", "annotator_id", *DIMENSIONS)
     ]
-    agreement = agreement_report(bootstrap=bootstrap, with_trend=False)
+    # The data card reports the interval of the primary (ordinal) level only: bootstrap just that.
+    agreement = agreement_report(bootstrap=bootstrap, with_trend=False, interval_levels=("ordinal",))
     diff = release_diff(_read_release_labels(previous) if previous else None, labels)
     diff["previous"] = previous.number if previous else None
     comment = f'"# ChLGBT Workbench release: Sentences; Explicit; Implicit; Emotional (1-5). {LICENCE} license",,,'
