@@ -218,14 +218,20 @@ class WorkbenchSettings(models.Model):
         return obj
 
 
+class JobStatus(models.TextChoices):
+    """The life of every background job row (agreement reports, training runs, scoring, rebuilds)."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
 class AgreementReport(models.Model):
     """A cached agreement computation; the bootstrap runs as a background task."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        SUCCEEDED = "succeeded"
-        FAILED = "failed"
+    Status = JobStatus
 
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     bootstrap = models.PositiveIntegerField(default=1000)

@@ -4,6 +4,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from annotation.models import JobStatus
+
 
 class PriorSnapshot(models.Model):
     """Priors P(Y=k | Z=z) for 3 dimensions x 9 states x 5 scores, with counts and the per-post
@@ -36,11 +38,7 @@ class PriorSnapshot(models.Model):
 class RebuildRequest(models.Model):
     """A rebuild queued from the admin or after a release; the task fills `snapshot`."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        SUCCEEDED = "succeeded"
-        FAILED = "failed"
+    Status = JobStatus
 
     release = models.ForeignKey("annotation.Release", null=True, blank=True, on_delete=models.CASCADE)
     inferer = models.CharField(max_length=200, default="cues")

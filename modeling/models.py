@@ -4,6 +4,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from annotation.models import JobStatus
+
 
 class LexiconKind(models.TextChoices):
     IDENTITY = "identity", "Identity term"
@@ -26,14 +28,6 @@ class LexiconTerm(models.Model):
 
     def __str__(self) -> str:
         return self.term
-
-
-class JobStatus(models.TextChoices):
-    QUEUED = "queued"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
 
 
 FINISHED = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
