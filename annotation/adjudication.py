@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.db.models import Avg, Count, Exists, F, Max, Min, OuterRef, Q, QuerySet
 
+from core.errors import Conflict, DomainError, NotFound
+
 from .models import DIMENSIONS, FinalLabel, Judgment, Post, Provenance, WorkbenchSettings
-from .services import Conflict, DomainError, NotFound
 
 
 def round_half_up(value: float) -> int:

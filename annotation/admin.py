@@ -116,7 +116,8 @@ class ReleaseAdmin(admin.ModelAdmin):
     def _publish(self, request) -> None:
         from .adjudication import final_labels_refresh
         from .exporters import release_publish
-        from .services import DomainError, user_has_role
+        from core.errors import DomainError
+        from core.permissions import user_has_role
 
         if not user_has_role(request.user, "researcher"):
             self.message_user(request, "Only researchers publish releases.", level="error")

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 import krippendorff
 import numpy as np
 
-from .models import DIMENSIONS, AnnotatorProfile, Batch, Judgment
+from core.jobs import job_run
+
+from .models import DIMENSIONS, AgreementReport, AnnotatorProfile, Batch, Judgment
 
 LEVELS = ("ordinal", "interval", "nominal")
 VALUE_DOMAIN = [1, 2, 3, 4, 5]
@@ -185,3 +187,8 @@ def agreement_report(*, bootstrap: int = 0, batch_ids: list[int] | None = None, 
                               **{d: alpha(sub.matrices[d]) for d in DIMENSIONS}})
         report["trend"] = trend
     return report
+
+
+def agreement_report_compute(*, report_id: int) -> AgreementReport:
+    """Compute a queued report with its bootstrap intervals, once (a redelivered task does nothing)."""
+    return job_run(AgreementReport, report_id, lambda report: {"payload": agreement_report(bootstrap=report.bootstrap)})

@@ -1,26 +1,15 @@
 """REST API for annotators: queue, submit, revise, skip. Thin: validate, call a service, serialise."""
 from __future__ import annotations
 
-from django.db import InterfaceError, OperationalError
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
-from rest_framework.views import exception_handler as drf_exception_handler
+
+from core.errors import NotFound
+from core.permissions import IsAnnotator
 
 from . import selectors, services
-from .permissions import IsAnnotator
-
-
-def exception_handler(exc, context):
-    """Domain errors become 400/404/409 with a message a person can act on."""
-    if isinstance(exc, services.DomainError):
-        return Response({"detail": str(exc)}, status=exc.status_code)
-    if isinstance(exc, (OperationalError, InterfaceError)):
-        from .middleware import MESSAGE
-
-        return Response({"detail": MESSAGE}, status=503, headers={"Retry-After": "3"})
-    return drf_exception_handler(exc, context)
 
 
 class ScoreFields(serializers.Serializer):
@@ -160,7 +149,7 @@ class JudgmentDetailApi(APIView):
     def get(self, request, judgment_id: int):
         judgment = selectors.judgments_of(request.user).filter(pk=judgment_id).first()
         if judgment is None:
-            raise services.NotFound("No such judgment of yours.")
+            raise NotFound("No such judgment of yours.")
         return Response(JudgmentOut(judgment).data)
 
     @extend_schema(request=JudgmentReviseIn, responses=JudgmentOut)

@@ -6,9 +6,11 @@ import random
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from core.permissions import Role, role_groups_ensure
+
 from .importers import sha256_text
-from .models import Batch, Judgment, Post, Role
-from .services import annotator_ensure, role_groups_ensure
+from .models import Batch, Judgment, Post
+from .services import annotator_ensure
 
 DEMO_PASSWORD = "chlgbt-demo"
 

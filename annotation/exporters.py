@@ -17,11 +17,12 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 
+from core.errors import DomainError
+
 from .agreement import LEVELS, agreement_report
 from .cleaning import CLEANING_STEPS
 from .importers import CHLGBT_HEADER
 from .models import DIMENSIONS, AnnotatorProfile, FinalLabel, Judgment, Release
-from .services import DomainError
 
 LICENCE = "CC BY-NC-SA 4.0"
 RELEASE_FILES = ("release.csv", "release.jsonl", "judgments.csv", "split.csv", "diff.json", "DATACARD.md")

@@ -5,6 +5,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from core.jobs import Job
+
 
 class Dimension(models.TextChoices):
     EXPLICIT = "explicit", "Explicit bias"
@@ -14,12 +16,6 @@ class Dimension(models.TextChoices):
 
 DIMENSIONS: tuple[str, ...] = tuple(Dimension.values)
 SCORE_RANGE = range(1, 6)
-
-
-class Role(models.TextChoices):
-    ANNOTATOR = "annotator", "Annotator"
-    ADJUDICATOR = "adjudicator", "Adjudicator"
-    RESEARCHER = "researcher", "Researcher"
 
 
 class Tone(models.TextChoices):
@@ -218,28 +214,12 @@ class WorkbenchSettings(models.Model):
         return obj
 
 
-class JobStatus(models.TextChoices):
-    """The life of every background job row (agreement reports, training runs, scoring, rebuilds)."""
-
-    QUEUED = "queued"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
-
-class AgreementReport(models.Model):
+class AgreementReport(Job):
     """A cached agreement computation; the bootstrap runs as a background task."""
 
-    Status = JobStatus
-
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     bootstrap = models.PositiveIntegerField(default=1000)
     judgments_fingerprint = models.CharField(max_length=64, blank=True)
     payload = models.JSONField(null=True, blank=True)
-    error = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -15,20 +15,15 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_POST
 
-from . import adjudication, services
+from core.converters import parse_id
+from core.errors import Conflict, DomainError, NotFound
+from core.permissions import Role, require_role
+
+from . import adjudication
 from .agreement import agreement_report_cached
 from .exporters import RELEASE_FILES, release_publish
-from .models import DIMENSIONS, AgreementReport, Batch, FinalLabel, Judgment, Release, Role, WorkbenchSettings
+from .models import DIMENSIONS, AgreementReport, Batch, FinalLabel, Judgment, Release, WorkbenchSettings
 from .tasks import agreement_bootstrap_task
-from .views import require_role
-from chlgbt_site.converters import parse_id
-
-
-def _require_any(request, *roles: str) -> None:
-    if not any(services.user_has_role(request.user, r) for r in roles):
-        from django.core.exceptions import PermissionDenied
-
-        raise PermissionDenied("This page is for " + " or ".join(f"{r}s" for r in roles) + ".")
 
 
 @lru_cache(maxsize=1)
@@ -46,7 +41,7 @@ def plotly_js(request):
 
 @login_required
 def adjudication_queue(request):
-    _require_any(request, Role.ADJUDICATOR, Role.RESEARCHER)
+    require_role(request, Role.ADJUDICATOR, Role.RESEARCHER)
     posts = list(adjudication.adjudication_queue()[:200])
     return render(request, "annotation/adjudication_queue.html", {"posts": posts, "dims": DIMENSIONS})
 
@@ -62,10 +57,10 @@ def model_prediction_for(post_id: int):
 
 @login_required
 def adjudicate(request, post_id: int):
-    _require_any(request, Role.ADJUDICATOR, Role.RESEARCHER)
+    require_role(request, Role.ADJUDICATOR, Role.RESEARCHER)
     try:
         summary = adjudication.post_summary(post_id=post_id)
-    except services.NotFound:
+    except NotFound:
         raise Http404("No such post.")
     conflict = None
     if request.method == "POST":
@@ -82,10 +77,10 @@ def adjudicate(request, post_id: int):
                     adjudication.post_set_context(post_id=post_id, tone=request.POST.get("tone", ""),
                                                   identity=request.POST.get("identity", ""),
                                                   stance=request.POST.get("stance", ""))
-            except services.Conflict as exc:
+            except Conflict as exc:
                 conflict = str(exc)
                 summary = adjudication.post_summary(post_id=post_id)
-            except services.DomainError as exc:
+            except DomainError as exc:
                 messages.error(request, str(exc))
             else:
                 messages.success(request, f"Post #{post_id} adjudicated.")
@@ -117,7 +112,7 @@ def _context_choices(post) -> list[dict]:
 
 @login_required
 def consistency(request):
-    _require_any(request, Role.ADJUDICATOR, Role.RESEARCHER)
+    require_role(request, Role.ADJUDICATOR, Role.RESEARCHER)
     return render(request, "annotation/consistency.html", {"rows": adjudication.consistency_warnings()[:500]})
 
 
@@ -200,13 +195,13 @@ def agreement_bootstrap(request):
 
 @login_required
 def releases(request):
-    _require_any(request, Role.RESEARCHER, Role.ADJUDICATOR)
+    require_role(request, Role.RESEARCHER, Role.ADJUDICATOR)
     if request.method == "POST":
         require_role(request, Role.RESEARCHER)
         try:
             adjudication.final_labels_refresh()
             release = release_publish(created_by=request.user, seed=parse_id(request.POST.get("seed")) or 0)
-        except services.DomainError as exc:
+        except DomainError as exc:
             messages.error(request, str(exc))
         else:
             messages.success(request, f"Published release {release.number}.")
@@ -217,7 +212,7 @@ def releases(request):
 
 @login_required
 def release_file(request, number: int, name: str):
-    _require_any(request, Role.RESEARCHER, Role.ADJUDICATOR)
+    require_role(request, Role.RESEARCHER, Role.ADJUDICATOR)
     release = Release.objects.filter(number=number).first()
     if release is None or name not in release.manifest:
         raise Http404("No such release file.")

@@ -5,10 +5,12 @@ import secrets
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
+
+from core.errors import Conflict, DomainError, NotFound
+from core.permissions import Role, role_groups_ensure
 
 from .models import (
     DIMENSIONS,
@@ -20,40 +22,7 @@ from .models import (
     Judgment,
     JudgmentRevision,
     Post,
-    Role,
 )
-
-
-class DomainError(Exception):
-    """A rule of the workflow was broken; the message tells the user what to do."""
-
-    status_code = 400
-
-
-class NotFound(DomainError):
-    """Also used where the object exists but belongs to someone else, so nothing leaks."""
-
-    status_code = 404
-
-
-class Conflict(DomainError):
-    status_code = 409
-
-
-def role_groups_ensure() -> dict[str, Group]:
-    return {role: Group.objects.get_or_create(name=role)[0] for role in Role.values}
-
-
-def user_has_role(user, role: str) -> bool:
-    if not user.is_authenticated:
-        return False
-    if user.is_superuser and role != Role.ANNOTATOR:
-        return True
-    cache = getattr(user, "_role_cache", None)
-    if cache is None:
-        cache = set(user.groups.values_list("name", flat=True))
-        user._role_cache = cache
-    return role in cache
 
 
 def annotator_ensure(*, username: str, password: str | None = None, community_member: bool | None = None):

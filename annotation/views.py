@@ -3,28 +3,24 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
+
+from core.errors import NotFound
+from core.permissions import Role, require_role, user_has_role
 
 from . import selectors, services
 from .forms import PostUploadForm
 from .importers import ImportFailed, import_posts
-from .models import Role
-
-
-def require_role(request, role: str) -> None:
-    if not services.user_has_role(request.user, role):
-        raise PermissionDenied(f"This page is for {role}s.")
 
 
 @login_required
 def home(request):
-    if services.user_has_role(request.user, Role.RESEARCHER):
+    if user_has_role(request.user, Role.RESEARCHER):
         return redirect("review:agreement")
-    if services.user_has_role(request.user, Role.ADJUDICATOR):
+    if user_has_role(request.user, Role.ADJUDICATOR):
         return redirect("review:adjudication")
-    if services.user_has_role(request.user, Role.ANNOTATOR):
+    if user_has_role(request.user, Role.ANNOTATOR):
         return redirect("annotation:queue")
     return render(request, "annotation/home.html")
 
@@ -44,7 +40,7 @@ def annotate(request, batch_id: int):
     require_role(request, Role.ANNOTATOR)
     try:
         batch = services.batch_for_annotator(request.user, batch_id)
-    except services.NotFound:
+    except NotFound:
         raise Http404("No such batch in your queue.")
     guideline = services.guideline_current()
     return render(request, "annotation/annotate.html", {"batch": batch, "guideline": guideline})

@@ -27,7 +27,8 @@ def main() -> dict:
     from annotation.exporters import release_publish
     from annotation.importers import import_posts
     from annotation.models import Judgment, Post
-    from annotation.services import annotator_ensure, role_groups_ensure
+    from annotation.services import annotator_ensure
+    from core.permissions import role_groups_ensure
     from calibration.services import prior_snapshot_rebuild
     from modeling.maam.astigmatism import CISState
 

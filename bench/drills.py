@@ -56,6 +56,7 @@ def drill_redis() -> None:
     from annotation.models import Batch
     from annotation.services import annotator_ensure
     from chlgbt_site.celery import app
+    from core.errors import QueueUnavailable
     from modeling import services
     from modeling.models import TrainingRun
 
@@ -89,7 +90,7 @@ def drill_redis() -> None:
             services.training_run_launch(created_by=None, release_id=release.pk, dimensions=["explicit"],
                                          variants=["full"], seeds=[0])
             lines.append("- launching a run: UNEXPECTEDLY ACCEPTED")
-        except services.QueueUnavailable as exc:
+        except QueueUnavailable as exc:
             lines.append(f"- launching a run is refused: “{exc}” — runs created: {TrainingRun.objects.count()}")
         subprocess.run(REDIS_START, check=True, capture_output=True)
         time.sleep(1)

@@ -87,7 +87,8 @@ def main() -> dict:
 
     from annotation.importers import import_posts
     from annotation.models import Batch, Judgment
-    from annotation.services import annotator_ensure, role_groups_ensure
+    from annotation.services import annotator_ensure
+    from core.permissions import role_groups_ensure
 
     role_groups_ensure()
     import_posts(("Sentences\r\n" + "".join(f"{t}\r\n" for t in synthetic_posts(3000))).encode(), batch_name="load")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from annotation.models import JobStatus
+from core.jobs import Job
 
 
 class PriorSnapshot(models.Model):
@@ -35,19 +35,13 @@ class PriorSnapshot(models.Model):
         return f"Priors #{self.pk} ({self.source})"
 
 
-class RebuildRequest(models.Model):
+class RebuildRequest(Job):
     """A rebuild queued from the admin or after a release; the task fills `snapshot`."""
-
-    Status = JobStatus
 
     release = models.ForeignKey("annotation.Release", null=True, blank=True, on_delete=models.CASCADE)
     inferer = models.CharField(max_length=200, default="cues")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     snapshot = models.ForeignKey(PriorSnapshot, null=True, blank=True, on_delete=models.SET_NULL)
-    error = models.TextField(blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -5,11 +5,11 @@ import json
 from pathlib import Path
 
 from django.db import transaction
-from django.utils import timezone
 
 from annotation.exporters import post_key
 from annotation.models import DIMENSIONS, FinalLabel, Post, Release
-from annotation.services import DomainError
+from core.errors import DomainError
+from core.jobs import JobDone, job_fail, job_run
 from modeling.maam.astigmatism import AXES, STATES, CISState, build_priors, make_inferer
 
 from .models import PriorSnapshot, RebuildRequest
@@ -84,27 +84,20 @@ def rebuild_request(*, release_id: int | None = None, inferer: str = "cues", cre
         try:
             rebuild_priors.apply_async(args=[request.pk])
         except Exception as exc:
-            RebuildRequest.objects.filter(pk=request.pk).update(status=RebuildRequest.Status.FAILED,
-                                                                error=f"The task queue is unavailable: {exc}")
+            job_fail(RebuildRequest, request.pk, reason=f"The task queue is unavailable: {exc}")
 
     transaction.on_commit(enqueue)
     return request
 
 
 def rebuild_execute(*, request_id: int) -> RebuildRequest:
-    req = RebuildRequest.objects.get(pk=request_id)
-    if req.status != RebuildRequest.Status.QUEUED:
-        return req
-    RebuildRequest.objects.filter(pk=request_id).update(status=RebuildRequest.Status.RUNNING)
-    try:
+    """Build the requested snapshot, once: a second delivery of the task does nothing."""
+
+    def rebuild(req: RebuildRequest) -> JobDone:
         snapshot = prior_snapshot_rebuild(release_id=req.release_id, inferer=req.inferer, created_by=req.created_by)
-    except Exception as exc:
-        RebuildRequest.objects.filter(pk=request_id).update(status=RebuildRequest.Status.FAILED, error=str(exc)[:2000],
-                                                            finished_at=timezone.now())
-        raise
-    RebuildRequest.objects.filter(pk=request_id).update(status=RebuildRequest.Status.SUCCEEDED, snapshot=snapshot,
-                                                        finished_at=timezone.now())
-    return RebuildRequest.objects.get(pk=request_id)
+        return JobDone(fields={"snapshot": snapshot})
+
+    return job_run(RebuildRequest, request_id, rebuild)
 
 
 def rebuild_after_release(sender, release: Release, **kwargs) -> None:

@@ -12,9 +12,9 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.models import DIMENSIONS, FinalLabel, Post, Role
-from annotation.views import require_role
-from chlgbt_site.converters import parse_id
+from annotation.models import DIMENSIONS, FinalLabel, Post
+from core.converters import parse_id
+from core.permissions import Role, require_role
 from modeling.models import Prediction, TrainingRun
 
 from . import figures, services

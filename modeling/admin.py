@@ -8,7 +8,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from annotation.admin import ReleaseAdmin
-from annotation.services import DomainError
+from core.errors import DomainError
 
 from . import services
 from .forms import LaunchForm, ScoreForm

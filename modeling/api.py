@@ -6,9 +6,9 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.permissions import IsResearcher
-from annotation.services import NotFound
-from chlgbt_site.converters import parse_id
+from core.converters import parse_id
+from core.errors import DomainError, NotFound
+from core.permissions import IsResearcher
 
 from . import services
 from .models import Prediction, TrainingRun
@@ -65,6 +65,6 @@ class PredictionListApi(APIView):
             value = request.query_params.get(field)
             if value:
                 if parse_id(value) is None:
-                    raise services.DomainError(f"{field} must be an integer id.")
+                    raise DomainError(f"{field} must be an integer id.")
                 qs = qs.filter(**{f"{field}_id": parse_id(value)})
         return Response(PredictionOut(qs[:1000], many=True).data)

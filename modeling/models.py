@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from annotation.models import JobStatus
+from core.jobs import Job, JobStatus
 
 
 class LexiconKind(models.TextChoices):
@@ -30,9 +30,6 @@ class LexiconTerm(models.Model):
         return self.term
 
 
-FINISHED = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
-
-
 class Variant(models.TextChoices):
     BASELINE = "baseline", "Baseline"
     ASTIGMATISM = "astigmatism", "Astigmatism only (w/o Myopia)"
@@ -46,7 +43,7 @@ class DevicePreference(models.TextChoices):
     CPU = "cpu", "CPU"
 
 
-class TrainingRun(models.Model):
+class TrainingRun(Job):
     launch_group = models.CharField(max_length=36, db_index=True, help_text="Runs launched together share this id.")
     release = models.ForeignKey("annotation.Release", null=True, blank=True, on_delete=models.PROTECT)
     variant = models.CharField(max_length=16, choices=Variant.choices)
@@ -56,14 +53,10 @@ class TrainingRun(models.Model):
     hyperparameters = models.JSONField(default=dict, blank=True)
     device = models.CharField(max_length=8, choices=DevicePreference.choices, default=DevicePreference.AUTO)
     status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED, db_index=True)
-    stage = models.CharField(max_length=64, blank=True)
-    progress_current = models.PositiveIntegerField(default=0)
-    progress_total = models.PositiveIntegerField(default=0)
     metrics = models.JSONField(null=True, blank=True)
     artifact_path = models.CharField(max_length=500, blank=True)
     artifact_checksum = models.CharField(max_length=64, blank=True)
     log_tail = models.TextField(blank=True)
-    error = models.TextField(blank=True)
     celery_task_id = models.CharField(max_length=64, blank=True)
     lexicon_version = models.CharField(max_length=64, blank=True)
     lexicon_terms = models.JSONField(default=list, blank=True)
@@ -71,26 +64,12 @@ class TrainingRun(models.Model):
     versions = models.JSONField(default=dict, blank=True)
     device_used = models.CharField(max_length=16, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"Run {self.pk} {self.variant} seed {self.seed}"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in FINISHED
-
-    @property
-    def percent(self) -> int:
-        if self.status == JobStatus.SUCCEEDED:
-            return 100
-        return int(100 * self.progress_current / self.progress_total) if self.progress_total else 0
 
 
 class ScoringScope(models.TextChoices):
@@ -99,23 +78,15 @@ class ScoringScope(models.TextChoices):
     UPLOAD = "upload", "An uploaded file"
 
 
-class ScoringJob(models.Model):
+class ScoringJob(Job):
     run = models.ForeignKey(TrainingRun, on_delete=models.PROTECT, related_name="scoring_jobs")
     scope = models.CharField(max_length=16, choices=ScoringScope.choices, default=ScoringScope.ALL)
     release = models.ForeignKey("annotation.Release", null=True, blank=True, on_delete=models.PROTECT)
     upload_path = models.CharField(max_length=500, blank=True)
-    status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED)
-    stage = models.CharField(max_length=64, blank=True)
-    progress_current = models.PositiveIntegerField(default=0)
-    progress_total = models.PositiveIntegerField(default=0)
     scored = models.PositiveIntegerField(default=0)
     output_path = models.CharField(max_length=500, blank=True)
-    error = models.TextField(blank=True)
     celery_task_id = models.CharField(max_length=64, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -15,25 +15,26 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from annotation.exporters import post_key
 from annotation.models import DIMENSIONS, Post, Release
-from annotation.services import DomainError, NotFound
+from core.errors import DomainError, NotFound, QueueUnavailable
+from core.jobs import (
+    TRANSIENT_ERRORS,
+    JobDone,
+    JobStatus,
+    job_cancel,
+    job_fail,
+    job_progress,
+    job_run,
+    jobs_fail_stale,
+)
 
 from .maam.lexicon import Lexicon, LexiconEntry
-from .models import FINISHED, JobStatus, LexiconTerm, Prediction, ScoringJob, ScoringScope, TrainingRun, Variant
+from .models import LexiconTerm, Prediction, ScoringJob, ScoringScope, TrainingRun, Variant
 
 PROGRESS_WRITE_SECONDS = 1.0
 LOG_TAIL_CHARS = 4000
-
-
-class Cancelled(Exception):
-    """Raised inside a run when a researcher cancelled it."""
-
-
-class QueueUnavailable(DomainError):
-    status_code = 503
 
 
 # --------------------------------------------------------------------------- helpers
@@ -143,21 +144,15 @@ def _enqueue_training(run_id: int) -> None:
     try:
         result = run_training.apply_async(args=[run_id])
     except Exception as exc:  # the broker went away between the check and now
-        TrainingRun.objects.filter(pk=run_id, status=JobStatus.QUEUED).update(
-            status=JobStatus.FAILED, error=f"Could not enqueue: the task queue is unavailable ({exc}).",
-            finished_at=timezone.now())
+        job_fail(TrainingRun, run_id, reason=f"Could not enqueue: the task queue is unavailable ({exc}).")
         return
     TrainingRun.objects.filter(pk=run_id).update(celery_task_id=result.id or "")
 
 
 def training_run_cancel(*, run_id: int) -> TrainingRun:
-    with transaction.atomic():
-        run = TrainingRun.objects.select_for_update().get(pk=run_id)
-        if run.is_finished:
-            raise DomainError(f"Run {run_id} already {run.status}; nothing to cancel.")
-        run.status = JobStatus.CANCELLED
-        run.finished_at = timezone.now()
-        run.save(update_fields=["status", "finished_at", "updated_at"])
+    if not job_cancel(TrainingRun, run_id):
+        raise DomainError(f"Run {run_id} already {TrainingRun.objects.get(pk=run_id).status}; nothing to cancel.")
+    run = TrainingRun.objects.get(pk=run_id)
     if run.celery_task_id:
         try:
             from chlgbt_site.celery import app
@@ -178,11 +173,9 @@ def training_run_rerun(*, run_id: int, created_by) -> TrainingRun:
 def runs_fail_stale(*, older_than_seconds: int | None = None) -> int:
     """A running run whose row has not moved for a while lost its worker: mark it failed."""
     seconds = older_than_seconds if older_than_seconds is not None else getattr(settings, "RUN_STALE_SECONDS", 900)
-    cutoff = timezone.now() - timedelta(seconds=seconds)
-    return TrainingRun.objects.filter(status=JobStatus.RUNNING, updated_at__lt=cutoff).update(
-        status=JobStatus.FAILED, finished_at=timezone.now(),
-        error=f"The worker stopped reporting for more than {seconds} s (killed or lost); the run was marked failed. "
-              "Re-run it.")
+    return jobs_fail_stale(TrainingRun, older_than=timedelta(seconds=seconds), reason=(
+        f"The worker stopped reporting for more than {seconds} s (killed or lost); the run was marked failed. "
+        "Re-run it."))
 
 
 # --------------------------------------------------------------------------- execution
@@ -221,67 +214,47 @@ class RunReporter:
         self.done = max(self.done, overall_progress(stage, current, total))
         if stage not in self.log[-1:]:
             self.log.append(stage)
-        updated = TrainingRun.objects.filter(pk=self.run_id, status=JobStatus.RUNNING).update(
-            stage=stage[:64], progress_current=self.done, progress_total=PROGRESS_SCALE, updated_at=timezone.now(),
-            log_tail="\n".join(self.log)[-LOG_TAIL_CHARS:])
-        if not updated:
-            raise Cancelled()
+        # JobCancelled when the run is no longer running (a researcher cancelled it).
+        job_progress(TrainingRun, self.run_id, stage=stage, current=self.done, total=PROGRESS_SCALE,
+                     log_tail="\n".join(self.log)[-LOG_TAIL_CHARS:])
 
 
 def training_run_execute(*, run_id: int) -> TrainingRun:
+    """Train and evaluate a queued run, once: a second delivery of the task does nothing."""
+    return job_run(TrainingRun, run_id, _train_and_evaluate, retry_on=TRANSIENT_ERRORS, git_revision=git_revision())
+
+
+def _train_and_evaluate(run: TrainingRun) -> JobDone:
+    from .maam.backbones import pick_device
     from .maam.train import TrainConfig, environment_versions, evaluate, train
 
-    with transaction.atomic():
-        run = TrainingRun.objects.select_for_update().get(pk=run_id)
-        if run.status != JobStatus.QUEUED:
-            return run  # finished, cancelled, or already picked up by another delivery
-        run.status = JobStatus.RUNNING
-        run.started_at = timezone.now()
-        run.git_revision = git_revision()
-        run.save(update_fields=["status", "started_at", "git_revision", "updated_at"])
-    reporter = RunReporter(run_id)
-    try:
-        data = release_data(run.release, run.seed)
-        lexicon = Lexicon(tuple(LexiconEntry(t, k) for t, k in run.lexicon_terms), version=run.lexicon_version)
-        config = TrainConfig(variant=run.variant, dimensions=tuple(run.dimensions), backbone=run.backbone,
-                             backbone_params=run.hyperparameters, seed=run.seed, device=run.device)
-        texts = [r["text"] for r in data["train"]]
-        labels = {d: [r[d] for r in data["train"]] for d in run.dimensions}
-        model = train(texts, labels, config, lexicon, progress=reporter,
-                      data_hash=run.release.content_hash if run.release else "")
-        test_texts = [r["text"] for r in data["test"]]
-        test_labels = {d: [r[d] for r in data["test"]] for d in run.dimensions}
-        metrics = evaluate(model, test_texts, test_labels, progress=reporter)
-        reporter("saving artefact", 0, 1)
-        target = Path(settings.ARTIFACT_ROOT) / "runs" / f"run-{run.pk:06d}"
-        checksum = model.save(target)
-        fusion = {d: dm.fusion.to_dict() if dm.fusion else None for d, dm in model.dims.items()}
-        table = {d: [f.to_dict() for f in dm.fusion_table] for d, dm in model.dims.items()}
-    except Cancelled:
-        return TrainingRun.objects.get(pk=run_id)
-    from .maam.backbones import pick_device
-
-    with transaction.atomic():
-        run = TrainingRun.objects.select_for_update().get(pk=run_id)
-        if run.status != JobStatus.RUNNING:  # cancelled at the last moment: the artefact stays unreferenced
-            return run
-        run.status = JobStatus.SUCCEEDED
-        run.metrics = {"test": metrics, "fusion": fusion, "fusion_table": table,
-                       "n_train": len(texts), "n_test": len(test_texts), "train_seconds": model.meta.get("train_seconds")}
-        run.artifact_path = str(target)
-        run.artifact_checksum = checksum
-        run.versions = environment_versions()
-        run.device_used = pick_device(run.device) if run.backbone != "char-ngram" else "cpu"
-        run.progress_current = run.progress_total = 1
-        run.stage = "done"
-        run.finished_at = timezone.now()
-        run.save()
-    return run
+    reporter = RunReporter(run.pk)
+    data = release_data(run.release, run.seed)
+    lexicon = Lexicon(tuple(LexiconEntry(t, k) for t, k in run.lexicon_terms), version=run.lexicon_version)
+    config = TrainConfig(variant=run.variant, dimensions=tuple(run.dimensions), backbone=run.backbone,
+                         backbone_params=run.hyperparameters, seed=run.seed, device=run.device)
+    texts = [r["text"] for r in data["train"]]
+    labels = {d: [r[d] for r in data["train"]] for d in run.dimensions}
+    model = train(texts, labels, config, lexicon, progress=reporter,
+                  data_hash=run.release.content_hash if run.release else "")
+    test_texts = [r["text"] for r in data["test"]]
+    test_labels = {d: [r[d] for r in data["test"]] for d in run.dimensions}
+    metrics = evaluate(model, test_texts, test_labels, progress=reporter)
+    reporter("saving artefact", 0, 1)
+    target = Path(settings.ARTIFACT_ROOT) / "runs" / f"run-{run.pk:06d}"
+    checksum = model.save(target)  # cancelled at the last moment: the artefact stays unreferenced
+    fusion = {d: dm.fusion.to_dict() if dm.fusion else None for d, dm in model.dims.items()}
+    table = {d: [f.to_dict() for f in dm.fusion_table] for d, dm in model.dims.items()}
+    return JobDone(fields={
+        "metrics": {"test": metrics, "fusion": fusion, "fusion_table": table, "n_train": len(texts),
+                    "n_test": len(test_texts), "train_seconds": model.meta.get("train_seconds")},
+        "artifact_path": str(target), "artifact_checksum": checksum, "versions": environment_versions(),
+        "device_used": pick_device(run.device) if run.backbone != "char-ngram" else "cpu",
+        "progress_current": 1, "progress_total": 1, "stage": "done"})
 
 
 def training_run_fail(*, run_id: int, reason: str) -> None:
-    TrainingRun.objects.filter(pk=run_id).exclude(status__in=FINISHED).update(
-        status=JobStatus.FAILED, error=reason[:4000], finished_at=timezone.now())
+    job_fail(TrainingRun, run_id, reason=reason)
 
 
 # --------------------------------------------------------------------------- scoring
@@ -320,8 +293,7 @@ def _enqueue_scoring(job_id: int) -> None:
     try:
         result = run_scoring.apply_async(args=[job_id])
     except Exception as exc:
-        ScoringJob.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
-            status=JobStatus.FAILED, error=f"Could not enqueue: the task queue is unavailable ({exc}).")
+        job_fail(ScoringJob, job_id, reason=f"Could not enqueue: the task queue is unavailable ({exc}).")
         return
     ScoringJob.objects.filter(pk=job_id).update(celery_task_id=result.id or "")
 
@@ -335,16 +307,17 @@ def _scoring_posts(job: ScoringJob) -> list[Post]:
 
 
 def scoring_job_execute(*, job_id: int) -> ScoringJob:
+    """Score with a finished run, once: a second delivery of the task does nothing."""
+    return job_run(ScoringJob, job_id, _score, retry_on=TRANSIENT_ERRORS, stage="loading model")
+
+
+def _score(job: ScoringJob) -> JobDone:
     from .maam.train import MAAMModel
 
-    job = ScoringJob.objects.select_related("run", "release").get(pk=job_id)
-    if job.status != JobStatus.QUEUED:
-        return job
-    ScoringJob.objects.filter(pk=job_id).update(status=JobStatus.RUNNING, stage="loading model")
     model = MAAMModel.load(job.run.artifact_path)
 
     def progress(stage, current, total):
-        ScoringJob.objects.filter(pk=job_id).update(stage=stage[:64], progress_current=current, progress_total=total)
+        job_progress(ScoringJob, job.pk, stage=stage, current=current, total=total)
 
     if job.scope == ScoringScope.UPLOAD:
         from .maam.data import read_chlgbt_csv, write_predictions_csv
@@ -353,9 +326,7 @@ def scoring_job_execute(*, job_id: int) -> ScoringJob:
         predictions = model.predict(texts, progress=progress)
         out = Path(job.upload_path).with_suffix(".predictions.csv")
         write_predictions_csv(out, texts, predictions)
-        ScoringJob.objects.filter(pk=job_id).update(status=JobStatus.SUCCEEDED, scored=len(texts), output_path=str(out),
-                                                    finished_at=timezone.now(), stage="done")
-        return ScoringJob.objects.get(pk=job_id)
+        return JobDone(fields={"scored": len(texts), "output_path": str(out), "stage": "done"})
     posts = _scoring_posts(job)
     tags = [{"C": p.tone, "I": p.identity, "S": p.stance} if p.tone and p.identity and p.stance else None for p in posts]
     predictions = model.predict([p.text for p in posts], tags=tags, progress=progress)
@@ -371,14 +342,14 @@ def scoring_job_execute(*, job_id: int) -> ScoringJob:
         rows.append(Prediction(post=post, run=job.run, explicit=labels.get("explicit", 0) or 0,
                                implicit=labels.get("implicit", 0) or 0, emotional=labels.get("emotional", 0) or 0,
                                probabilities=probs, cis_state=states[i].as_dict() if states else None))
-    with transaction.atomic():  # re-scoring replaces this run's predictions for these posts at once
+
+    def replace_predictions() -> None:
+        # Re-scoring replaces this run's predictions for these posts at once, with the job's success.
         Prediction.objects.filter(run=job.run, post__in=posts).delete()
         Prediction.objects.bulk_create(rows, batch_size=2000)
-        ScoringJob.objects.filter(pk=job_id).update(status=JobStatus.SUCCEEDED, scored=len(rows), stage="done",
-                                                    finished_at=timezone.now())
-    return ScoringJob.objects.get(pk=job_id)
+
+    return JobDone(fields={"scored": len(rows), "stage": "done"}, commit=replace_predictions)
 
 
 def scoring_job_fail(*, job_id: int, reason: str) -> None:
-    ScoringJob.objects.filter(pk=job_id).exclude(status__in=FINISHED).update(
-        status=JobStatus.FAILED, error=reason[:4000], finished_at=timezone.now())
+    job_fail(ScoringJob, job_id, reason=reason)

@@ -1,13 +1,12 @@
-"""Celery tasks on the `gpu` queue: take ids, call services, retry only transient errors."""
+"""Celery tasks on the `gpu` queue: take ids, call services, retry only transient errors. The
+services run each job once (core.jobs), so a redelivered message does nothing."""
 from __future__ import annotations
 
 from celery import Task, shared_task
-from celery.exceptions import SoftTimeLimitExceeded
-from django.db import InterfaceError, OperationalError
+
+from core.jobs import TRANSIENT_ERRORS
 
 from . import services
-
-TRANSIENT = (OperationalError, InterfaceError, ConnectionError)
 
 
 class RunTask(Task):
@@ -20,18 +19,13 @@ class ScoringTask(Task):
         services.scoring_job_fail(job_id=args[0], reason=f"{exc.__class__.__name__}: {exc}")
 
 
-@shared_task(base=RunTask, bind=True, acks_late=True, reject_on_worker_lost=True, autoretry_for=TRANSIENT,
+@shared_task(base=RunTask, bind=True, acks_late=True, reject_on_worker_lost=True, autoretry_for=TRANSIENT_ERRORS,
              retry_backoff=5, retry_jitter=True, max_retries=3, soft_time_limit=6 * 3600, time_limit=6 * 3600 + 300)
 def run_training(self, run_id: int) -> str:
-    try:
-        run = services.training_run_execute(run_id=run_id)
-    except SoftTimeLimitExceeded:
-        services.training_run_fail(run_id=run_id, reason="The run exceeded its time limit.")
-        raise
-    return run.status
+    return services.training_run_execute(run_id=run_id).status
 
 
-@shared_task(base=ScoringTask, bind=True, acks_late=True, reject_on_worker_lost=True, autoretry_for=TRANSIENT,
+@shared_task(base=ScoringTask, bind=True, acks_late=True, reject_on_worker_lost=True, autoretry_for=TRANSIENT_ERRORS,
              retry_backoff=5, retry_jitter=True, max_retries=3, soft_time_limit=3600, time_limit=3900)
 def run_scoring(self, job_id: int) -> str:
     return services.scoring_job_execute(job_id=job_id).status

@@ -7,10 +7,9 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.models import Role
-from annotation.services import DomainError
-from annotation.views import require_role
-from chlgbt_site.converters import parse_id
+from core.converters import parse_id
+from core.errors import DomainError
+from core.permissions import Role, require_role
 
 from . import selectors, services
 from .models import TrainingRun

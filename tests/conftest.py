@@ -54,7 +54,7 @@ def chromium_path():
 
 @pytest.fixture
 def roles(db):
-    from annotation.services import role_groups_ensure
+    from core.permissions import role_groups_ensure
 
     return role_groups_ensure()
 

@@ -19,6 +19,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "core",
     "annotation",
     "modeling",
     "calibration",
@@ -33,7 +34,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "annotation.middleware.DatabaseUnavailableMiddleware",
+    "core.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "chlgbt_site.urls"
@@ -49,7 +50,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "annotation.context_processors.roles",
+                "core.context_processors.roles",
             ],
         },
     },
@@ -114,7 +115,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "annotation.api.exception_handler",
+    "EXCEPTION_HANDLER": "core.errors.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "ChLGBT Workbench API",

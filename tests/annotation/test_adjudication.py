@@ -6,6 +6,7 @@ from django.urls import reverse
 
 from annotation import adjudication, services
 from annotation.models import FinalLabel, Judgment, Provenance
+from core.errors import Conflict, DomainError
 
 pytestmark = pytest.mark.django_db
 
@@ -60,7 +61,7 @@ def test_second_adjudicator_gets_a_conflict_not_an_overwrite(posts, make_user):
     seen_by_both = 0  # both opened the page before anyone saved
     adjudication.post_adjudicate(adjudicator=first, post_id=post.id, scores={"explicit": 2, "implicit": 2, "emotional": 2},
                                  rationale="first", expected_version=seen_by_both)
-    with pytest.raises(services.Conflict, match="adj1 changed this label"):
+    with pytest.raises(Conflict, match="adj1 changed this label"):
         adjudication.post_adjudicate(adjudicator=second, post_id=post.id,
                                      scores={"explicit": 5, "implicit": 5, "emotional": 5}, rationale="second",
                                      expected_version=seen_by_both)
@@ -87,7 +88,7 @@ def test_conflict_shown_on_the_page(client, posts, make_user):
 
 def test_rationale_is_required(posts, make_user):
     annotators, (post, *_rest) = posts
-    with pytest.raises(services.DomainError, match="rationale"):
+    with pytest.raises(DomainError, match="rationale"):
         adjudication.post_adjudicate(adjudicator=make_user("a", role="adjudicator"), post_id=post.id,
                                      scores={"explicit": 2, "implicit": 2, "emotional": 2}, rationale=" ", expected_version=0)
     assert not FinalLabel.objects.exists()

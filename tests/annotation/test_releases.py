@@ -14,7 +14,7 @@ from django.urls import reverse
 from annotation.exporters import release_publish
 from annotation.importers import import_posts
 from annotation.models import FinalLabel, Judgment, Post, Release
-from annotation.services import DomainError
+from core.errors import DomainError
 
 pytestmark = pytest.mark.django_db
 

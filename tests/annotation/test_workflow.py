@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from annotation import services
 from annotation.models import Assignment, AssignmentStatus, Judgment, JudgmentRevision
+from core.errors import DomainError, NotFound
 
 pytestmark = pytest.mark.django_db
 SCORES = {"explicit": 2, "implicit": 3, "emotional": 4}
@@ -96,7 +97,7 @@ def test_locked_batch_refuses_changes(make_annotators, make_batch):
     item = services.assignment_next(annotator=a, batch_id=batch.id)
     judgment = services.judgment_submit(annotator=a, post_id=item.post_id, scores=SCORES)
     services.batch_lock(batch_id=batch.id)
-    with pytest.raises(services.DomainError, match="locked"):
+    with pytest.raises(DomainError, match="locked"):
         services.judgment_revise(annotator=a, judgment_id=judgment.pk, scores={"explicit": 1})
     assert services.assignment_next(annotator=a, batch_id=batch.id) is None
 
@@ -106,7 +107,7 @@ def test_scores_are_validated(make_annotators, make_batch, bad):
     (a,) = make_annotators(1)
     batch = make_batch(n_posts=1, annotators=[a])
     item = services.assignment_next(annotator=a, batch_id=batch.id)
-    with pytest.raises(services.DomainError, match="explicit must be an integer from 1 to 5"):
+    with pytest.raises(DomainError, match="explicit must be an integer from 1 to 5"):
         services.judgment_submit(annotator=a, post_id=item.post_id, scores={**SCORES, "explicit": bad})
     assert not Judgment.objects.exists()
 
@@ -132,7 +133,7 @@ def test_cannot_submit_for_a_post_not_assigned(make_annotators, make_batch):
     a, b = make_annotators(2)
     batch = make_batch(n_posts=1, annotators=[a, b])
     post = batch.posts.get()
-    with pytest.raises(services.NotFound):
+    with pytest.raises(NotFound):
         services.judgment_submit(annotator=b, post_id=post.pk, scores=SCORES)
     assert Assignment.objects.filter(status=AssignmentStatus.SUBMITTED).count() == 0
 

@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Post
+from core.errors import DomainError, QueueUnavailable
 from modeling import services
 from modeling.maam.train import MAAMModel
 from modeling.models import LexiconTerm, Prediction, ScoringJob, TrainingRun
@@ -77,7 +78,7 @@ def test_scoring_an_uploaded_file(labelled_release, tmp_path):
     ({"seeds": []}, "at least one seed"),
 ])
 def test_bad_parameters_are_refused_at_launch(labelled_release, kwargs, message):
-    with pytest.raises(services.DomainError, match=message):
+    with pytest.raises(DomainError, match=message):
         launch(labelled_release, **kwargs)
     assert not TrainingRun.objects.exists()
 
@@ -90,12 +91,12 @@ def test_single_class_dimension_and_empty_split_refused(db, settings, tmp_path):
     rows = "".join(f"帖子{i},3,{1 + i % 2},2\n" for i in range(30))
     import_posts(("Sentences,Explicit,Implicit,Emotional\n" + rows).encode(), with_labels=True)
     release = release_publish(bootstrap=0)
-    with pytest.raises(services.DomainError, match="explicit have a single class"):
+    with pytest.raises(DomainError, match="explicit have a single class"):
         launch(release)
     from annotation.models import FinalLabel
 
     FinalLabel.objects.all().delete()  # no labelled posts at all: an empty split
-    with pytest.raises(services.DomainError, match="split is too small"):
+    with pytest.raises(DomainError, match="split is too small"):
         services.training_run_launch(created_by=None, release_id=None, dimensions=DIMS, variants=["full"], seeds=[0])
     assert not TrainingRun.objects.exists()
 
@@ -106,7 +107,7 @@ def test_queue_unavailable_is_a_clear_refusal(labelled_release):
     old = {key: app.conf[key] for key in ("task_always_eager", "broker_url")}
     app.conf.update(task_always_eager=False, broker_url="redis://127.0.0.1:1/0")  # nothing listens there
     try:
-        with pytest.raises(services.QueueUnavailable, match="task queue is unavailable"):
+        with pytest.raises(QueueUnavailable, match="task queue is unavailable"):
             launch(labelled_release)
     finally:
         app.conf.update(**old)
@@ -137,7 +138,7 @@ def test_cancel_and_rerun(labelled_release):
     run.refresh_from_db()
     assert run.status == "cancelled"
     assert services.training_run_execute(run_id=run.pk).status == "cancelled"  # a late delivery does nothing
-    with pytest.raises(services.DomainError, match="already cancelled"):
+    with pytest.raises(DomainError, match="already cancelled"):
         services.training_run_cancel(run_id=run.pk)
     new = services.training_run_rerun(run_id=run.pk, created_by=None)
     new.refresh_from_db()

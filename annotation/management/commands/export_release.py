@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.adjudication import final_labels_refresh
 from annotation.exporters import release_copy, release_publish
 from annotation.models import Release
-from annotation.services import DomainError
+from core.errors import DomainError
 
 
 class Command(BaseCommand):

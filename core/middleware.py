@@ -6,8 +6,9 @@ import logging
 from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 
+from .errors import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS
+
 logger = logging.getLogger(__name__)
-MESSAGE = "The database is temporarily unavailable. Nothing was saved; please retry in a few seconds."
 
 
 class DatabaseUnavailableMiddleware:
@@ -22,8 +23,8 @@ class DatabaseUnavailableMiddleware:
             return None
         logger.warning("database unavailable: %s", exception)
         if request.path.startswith("/api/") or "application/json" in request.headers.get("Accept", ""):
-            response = JsonResponse({"detail": MESSAGE}, status=503)
+            response = JsonResponse({"detail": DATABASE_UNAVAILABLE}, status=503)
         else:
-            response = HttpResponse(f"<h1>Temporarily unavailable</h1><p>{MESSAGE}</p>", status=503)
-        response["Retry-After"] = "3"
+            response = HttpResponse(f"<h1>Temporarily unavailable</h1><p>{DATABASE_UNAVAILABLE}</p>", status=503)
+        response["Retry-After"] = RETRY_AFTER_SECONDS
         return response

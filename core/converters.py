@@ -1,4 +1,4 @@
-"""URL converters shared by every app (registered when the annotation app is ready)."""
+"""URL converters shared by every app (registered when the core app is ready)."""
 from django.urls import register_converter
 
 

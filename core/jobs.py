@@ -1,0 +1,187 @@
+"""Background job rows: one status enum, one abstract base for the rows, and one guarded way to
+run a job (queued -> running -> succeeded/failed) that every job uses - agreement intervals,
+training runs, scoring jobs and prior rebuilds.
+
+Each transition is a conditional UPDATE (`... WHERE status = 'queued'`), so of two deliveries of
+the same task (acks-late redelivery, two workers racing for one message) exactly one starts the
+job, and a finished row is never overwritten.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from django.db import InterfaceError, OperationalError, models, transaction
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
+
+
+class JobStatus(models.TextChoices):
+    """The life of every background job row."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+FINISHED = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
+ERROR_CHARS = 4000
+# Errors worth a retry of the task: the job goes back to the queue instead of failing.
+TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError)
+
+
+class Job(models.Model):
+    """Status, progress and timing every background job row carries."""
+
+    Status = JobStatus
+
+    status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED)
+    stage = models.CharField(max_length=64, blank=True)
+    progress_current = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in FINISHED
+
+    @property
+    def percent(self) -> int:
+        if self.status == JobStatus.SUCCEEDED:
+            return 100
+        return int(100 * self.progress_current / self.progress_total) if self.progress_total else 0
+
+
+J = TypeVar("J", bound=Job)
+
+
+class JobCancelled(Exception):
+    """Raised inside a job's work when its row is no longer running (cancelled, or failed by the
+    stale-job check): the work stops and leaves the row as it is."""
+
+
+@dataclass
+class JobDone:
+    """What a job's work hands back: fields to store with the success, and an optional `commit`
+    that writes the job's outputs in the same transaction as the transition (so a job cancelled at
+    the last moment stores nothing)."""
+
+    fields: dict[str, Any] = field(default_factory=dict)
+    commit: Callable[[], None] | None = None
+
+
+def job_start(model: type[J], job_id: int, **fields) -> bool:
+    """queued -> running. False when the job is not queued: another delivery started it, or it
+    has finished - this delivery must do nothing."""
+    now = timezone.now()
+    started = model.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
+        status=JobStatus.RUNNING, started_at=now, updated_at=now, **fields)
+    return started == 1
+
+
+def job_progress(model: type[J], job_id: int, *, stage: str | None = None, current: int | None = None,
+                 total: int | None = None, **fields) -> None:
+    """Record progress on a running job; JobCancelled when it is no longer running."""
+    values: dict[str, Any] = {"updated_at": timezone.now(), **fields}
+    if stage is not None:
+        values["stage"] = stage[:64]
+    if current is not None:
+        values["progress_current"] = current
+    if total is not None:
+        values["progress_total"] = total
+    if not model.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(**values):
+        raise JobCancelled()
+
+
+def job_succeed(model: type[J], job_id: int, *, commit: Callable[[], None] | None = None, **fields) -> bool:
+    """running -> succeeded, with `commit` (the job's outputs) in the same transaction. False, and
+    nothing written, when the job is no longer running (cancelled at the last moment)."""
+    now = timezone.now()
+    with transaction.atomic():
+        # The UPDATE locks the row until commit, so a cancel cannot slip between it and the outputs.
+        if not model.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(
+                status=JobStatus.SUCCEEDED, finished_at=now, updated_at=now, **fields):
+            return False
+        if commit is not None:
+            commit()
+    return True
+
+
+def job_fail(model: type[J], job_id: int, *, reason: str) -> bool:
+    """Any unfinished state -> failed. A finished row is never overwritten."""
+    now = timezone.now()
+    return model.objects.filter(pk=job_id).exclude(status__in=FINISHED).update(
+        status=JobStatus.FAILED, error=reason[:ERROR_CHARS], finished_at=now, updated_at=now) == 1
+
+
+def job_cancel(model: type[J], job_id: int) -> bool:
+    """queued or running -> cancelled. False when the job had already finished."""
+    now = timezone.now()
+    return model.objects.filter(pk=job_id).exclude(status__in=FINISHED).update(
+        status=JobStatus.CANCELLED, finished_at=now, updated_at=now) == 1
+
+
+def job_requeue(model: type[J], job_id: int) -> bool:
+    """running -> queued, so a retry of the task may start it again (after a transient error)."""
+    return model.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(
+        status=JobStatus.QUEUED, updated_at=timezone.now()) == 1
+
+
+def jobs_fail_stale(model: type[J], *, older_than, reason: str) -> int:
+    """Running jobs whose row has not moved for `older_than` lost their worker: mark them failed."""
+    now = timezone.now()
+    return model.objects.filter(status=JobStatus.RUNNING, updated_at__lt=now - older_than).update(
+        status=JobStatus.FAILED, error=reason[:ERROR_CHARS], finished_at=now, updated_at=now)
+
+
+def failure_reason(exc: BaseException) -> str:
+    if exc.__class__.__name__ == "SoftTimeLimitExceeded":
+        return "The job exceeded its time limit."
+    return f"{exc.__class__.__name__}: {exc}"
+
+
+def job_run(model: type[J], job_id: int, work: Callable[[J], JobDone | dict | None], *,
+            retry_on: tuple[type[BaseException], ...] = (), **start_fields) -> J:
+    """Run a job once: start it (refused unless queued), call `work(row)`, then mark it succeeded
+    with what `work` returned - or failed with the reason when `work` raised. An exception listed
+    in `retry_on` (a transient database error) puts the job back in the queue and propagates, so the
+    task's retry can start it again. Returns the row as it stands afterwards."""
+    if not job_start(model, job_id, **start_fields):
+        logger.info("%s %s is not queued; this delivery does nothing", model.__name__, job_id)
+        return model.objects.get(pk=job_id)
+    row = model.objects.get(pk=job_id)
+    try:
+        outcome = work(row)
+        if not isinstance(outcome, JobDone):
+            outcome = JobDone(fields=outcome or {})
+        job_succeed(model, job_id, commit=outcome.commit, **outcome.fields)
+    except JobCancelled:
+        pass
+    except retry_on:
+        _record_quietly(job_requeue, model, job_id)
+        raise
+    except BaseException as exc:
+        _record_quietly(job_fail, model, job_id, reason=failure_reason(exc))
+        raise
+    return model.objects.get(pk=job_id)
+
+
+def _record_quietly(transition, model, job_id: int, **kwargs) -> None:
+    """Record the outcome of a failed job without hiding the original error when the database is
+    what failed (the stale-job check, or the task's on_failure, catches the row later)."""
+    try:
+        transition(model, job_id, **kwargs)
+    except Exception:
+        logger.exception("could not record the outcome of %s %s", model.__name__, job_id)
