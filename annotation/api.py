@@ -134,11 +134,16 @@ class JudgmentListApi(APIView):
         data = JudgmentSubmitIn(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        judgment = services.judgment_submit(
-            annotator=request.user, post_id=v["post"],
-            scores={d: v[d] for d in ("explicit", "implicit", "emotional")},
-            seconds_spent=v["seconds_spent"], note=v["note"], flagged=v["flagged"],
-        )
+        scores = {d: v[d] for d in ("explicit", "implicit", "emotional")}
+        try:
+            judgment = services.judgment_submit(
+                annotator=request.user, post_id=v["post"], scores=scores,
+                seconds_spent=v["seconds_spent"], note=v["note"], flagged=v["flagged"],
+            )
+        except services.PostTaken as exc:
+            # Give the annotator back what they typed: it was not saved, and it must not vanish silently.
+            return Response({"detail": str(exc), "entered": {**scores, "note": v["note"], "flagged": v["flagged"]}},
+                            status=status.HTTP_409_CONFLICT)
         return Response(JudgmentOut(judgment).data, status=status.HTTP_201_CREATED)
 
 

@@ -126,6 +126,35 @@ def assignment_next(*, annotator, batch_id: int) -> Assignment | None:
     return None
 
 
+class PostTaken(Conflict):
+    """A late submission (on a skipped or expired claim) for a post that already has k annotators."""
+
+
+def _live_claims(post_id: int, *, cutoff, exclude_annotator) -> int:
+    """Submitted judgments and unexpired claims hold a slot; skipped and expired claims do not."""
+    return Assignment.objects.filter(post_id=post_id).filter(
+        Q(status=AssignmentStatus.SUBMITTED) | Q(status=AssignmentStatus.ASSIGNED, assigned_at__gte=cutoff)
+    ).exclude(annotator=exclude_annotator).count()
+
+
+def _ensure_room_for_late_submission(assignment: Assignment) -> None:
+    """A claim that was skipped or has expired no longer holds a slot: the submission is accepted
+    only while the post still has room, so a post never gets more than k judgments."""
+    batch = assignment.post.batch
+    if batch is None or assignment.status == AssignmentStatus.SUBMITTED:
+        return
+    cutoff = timezone.now() - timedelta(minutes=batch.assignment_timeout_minutes)
+    if assignment.status == AssignmentStatus.ASSIGNED and assignment.assigned_at >= cutoff:
+        return  # a live claim: its slot is reserved
+    # The same row lock assignment_next takes before handing out a slot, so the two never race.
+    Post.objects.select_for_update(no_key=True).filter(pk=assignment.post_id).first()
+    if _live_claims(assignment.post_id, cutoff=cutoff, exclude_annotator=assignment.annotator_id) \
+            >= batch.annotators_per_post:
+        raise PostTaken("This post went to another annotator while it was open here (your claim had expired "
+                        "or you skipped it), and it already has all the judgments it needs. "
+                        "Your judgment was not saved.")
+
+
 def _assignment_for(annotator, post_id: int) -> Assignment:
     assignment = Assignment.objects.select_related("post__batch").filter(annotator=annotator, post_id=post_id).first()
     if assignment is None:
@@ -154,6 +183,7 @@ def judgment_submit(*, annotator, post_id: int, scores: dict[str, int], seconds_
     assignment = _assignment_for(annotator, post_id)
     if seconds_spent < 0 or seconds_spent > 86400:
         raise DomainError("seconds_spent must be between 0 and 86400.")
+    _ensure_room_for_late_submission(assignment)
     guideline = guideline_current()
     try:
         with transaction.atomic():

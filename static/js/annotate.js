@@ -5,7 +5,8 @@
   const DIMS = ["explicit", "implicit", "emotional"];
   const csrf = (document.cookie.match(/csrftoken=([^;]+)/) || [])[1] || "";
   const el = (id) => document.getElementById(id);
-  const state = { item: null, scores: {}, focus: 0, shownAt: performance.now(), history: [], historyIndex: -1, judgmentId: null };
+  const LABELS = { explicit: "Explicit bias", implicit: "Implicit bias", emotional: "Emotional intensity" };
+  const state = { item: null, scores: {}, focus: 0, shownAt: performance.now(), history: [], historyIndex: -1, judgmentId: null, taken: false };
 
   DIMS.forEach((dim) => {
     const box = document.querySelector(`fieldset[data-dim=${dim}] .choices`);
@@ -26,7 +27,11 @@
     });
     let data = {};
     try { data = await res.json(); } catch (e) { /* empty body */ }
-    if (!res.ok) throw new Error(data.detail || JSON.stringify(data) || res.statusText);
+    if (!res.ok) {
+      const error = new Error(data.detail || JSON.stringify(data) || res.statusText);
+      error.status = res.status; error.data = data;
+      throw error;
+    }
     return data;
   }
 
@@ -69,6 +74,24 @@
     el("scores").hidden = false; render();
   }
 
+  // A late submission for a post that went to someone else: say so, and show back what was typed.
+  function showTaken(data) {
+    state.taken = true;
+    el("taken-message").textContent = data.detail;
+    const list = el("taken-entered"); list.textContent = "";
+    const rows = DIMS.map((d) => [LABELS[d], String(data.entered[d])]);
+    rows.push(["Flagged", data.entered.flagged ? "yes" : "no"]);
+    if (data.entered.note) rows.push(["Note", data.entered.note]);
+    rows.forEach(([term, value]) => {
+      const dt = document.createElement("dt"); dt.textContent = term;
+      const dd = document.createElement("dd"); dd.textContent = value;
+      list.append(dt, dd);
+    });
+    el("taken").hidden = false; el("scores").hidden = true; status("");
+    el("taken-next").focus();
+  }
+  function leaveTaken() { if (!state.taken) return; state.taken = false; el("taken").hidden = true; loadNext(); }
+
   async function loadNext() {
     try { showItem(await api(app.dataset.next)); status(""); } catch (e) { status(e.message, true); }
   }
@@ -87,7 +110,9 @@
         const j = await api(app.dataset.api, "POST", { post: state.item.post, ...body });
         state.history.push(j); state.historyIndex = -1; status("Saved."); await loadNext();
       }
-    } catch (e) { status(e.message, true); }
+    } catch (e) {
+      if (e.status === 409 && e.data && e.data.entered) showTaken(e.data); else status(e.message, true);
+    }
   }
 
   async function skip() {
@@ -109,6 +134,7 @@
     if (inNote) { if (ev.key === "Escape") { el("note").blur(); ev.preventDefault(); } return; }
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const k = ev.key;
+    if (state.taken) { if (k === "Enter") { leaveTaken(); ev.preventDefault(); } return; }
     if (k >= "1" && k <= "5") { setScore(state.focus, Number(k)); ev.preventDefault(); }
     else if (k === "Enter") { submit(); ev.preventDefault(); }
     else if (k === "s" || k === "S") { skip(); ev.preventDefault(); }
@@ -122,5 +148,6 @@
   el("scores").addEventListener("submit", (ev) => { ev.preventDefault(); submit(); });
   el("skip").addEventListener("click", skip);
   el("back").addEventListener("click", back);
+  el("taken-next").addEventListener("click", leaveTaken);
   loadNext();
 })();

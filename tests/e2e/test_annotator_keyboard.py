@@ -82,3 +82,45 @@ def test_annotator_page_is_usable_on_a_phone(browser_page, live_server, make_ann
     assert Judgment.objects.get(annotator=annotator).scores() == {"explicit": 2, "implicit": 3, "emotional": 4}
     font = page.evaluate("getComputedStyle(document.getElementById('post-text')).fontFamily")
     assert "Noto Sans CJK SC" in font
+
+
+def test_a_late_submission_is_refused_and_shown_back(browser_page, live_server, make_annotators, make_batch):
+    """Alice leaves her tab open past the timeout; Bob takes the post's only slot and submits. Alice's
+    Enter is refused: the page says the post went to someone else and shows her scores and note."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotation import services
+    from annotation.models import Assignment
+
+    alice, bob = make_annotators(2)
+    batch = make_batch(n_posts=2, k=1, annotators=[alice, bob])
+    page = browser_page
+    login(page, live_server, alice.username)
+    page.goto(f"{live_server.url}/annotate/{batch.id}/")
+    page.wait_for_selector("#post-text:not(:empty)")
+    mine = Assignment.objects.get(annotator=alice)
+    Assignment.objects.filter(pk=mine.pk).update(assigned_at=timezone.now() - timedelta(minutes=31))
+    taken = services.assignment_next(annotator=bob, batch_id=batch.id)
+    assert taken.post_id == mine.post_id
+    services.judgment_submit(annotator=bob, post_id=taken.post_id, scores={"explicit": 1, "implicit": 1, "emotional": 1})
+
+    page.keyboard.press("n")
+    page.keyboard.type("隐含的刻板印象")
+    page.keyboard.press("Escape")
+    for key in ("4", "5", "3", "Enter"):
+        page.keyboard.press(key)
+    page.wait_for_selector("#taken:not([hidden])")
+    assert "went to another annotator" in page.inner_text("#taken-message")
+    entered = page.inner_text("#taken-entered")
+    for shown in ("Explicit bias\n4", "Implicit bias\n5", "Emotional intensity\n3", "隐含的刻板印象"):
+        assert shown in entered, entered
+    assert not Judgment.objects.filter(annotator=alice).exists()
+    assert Judgment.objects.filter(post_id=mine.post_id).count() == 1
+
+    page.keyboard.press("Enter")  # on to the next post
+    page.wait_for_selector("#taken", state="hidden")
+    page.wait_for_function("t => document.getElementById('post-text').textContent !== t", arg=taken.post.text)
+    assert page.inner_text("#post-text") == batch.posts.exclude(pk=taken.post_id).get().text
+    assert [e for e in page.console_errors if "409" not in e] == []
