@@ -1,0 +1,411 @@
+"""Per-annotator quality figures and the alert rules of issue 12, without Django: error against
+gold (MAE and within-one, with counts), rolling ordinal α of each annotator against the rest,
+gold error over time, seconds per item, and alerts for low agreement, rising gold error and
+speeding. Inputs are plain arrays; every threshold is a parameter with a default."""
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+
+import krippendorff
+import numpy as np
+
+from . import SCORES
+
+K = len(SCORES)
+
+
+@dataclass(frozen=True)
+class JudgmentLog:
+    """Judgments as parallel arrays, one row each, in any order. `seconds` <= 0 or NaN means "not
+    measured" (imported judgments, API clients that send no timing) and is left out of speed."""
+
+    annotator: np.ndarray  # (n,) int ids
+    item: np.ndarray  # (n,) int post ids
+    scores: np.ndarray  # (n, D), NaN where a dimension was not scored
+    seconds: np.ndarray  # (n,) seconds spent on the post
+    time: np.ndarray  # (n,) when submitted: any increasing number, e.g. epoch seconds
+    dimensions: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        coerced = {
+            "annotator": np.asarray(self.annotator, dtype=np.int64).reshape(-1),
+            "item": np.asarray(self.item, dtype=np.int64).reshape(-1),
+            "scores": np.asarray(self.scores, dtype=float).reshape(len(np.atleast_1d(self.annotator)), -1),
+            "seconds": np.asarray(self.seconds, dtype=float).reshape(-1),
+            "time": np.asarray(self.time, dtype=float).reshape(-1),
+        }
+        n = len(coerced["annotator"])
+        if any(len(v) != n for v in coerced.values()) or coerced["scores"].shape[1] != len(self.dimensions):
+            raise ValueError("JudgmentLog arrays must have one row per judgment and one score column per dimension")
+        present = coerced["scores"][~np.isnan(coerced["scores"])]
+        if not np.isin(present, SCORES).all():
+            raise ValueError(f"scores must be one of {SCORES} or NaN")
+        for name, value in coerced.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "dimensions", tuple(self.dimensions))
+
+    def chronological(self) -> np.ndarray:
+        """Row order by annotator, then submission time (ties kept in input order)."""
+        return np.lexsort((np.arange(len(self.time)), self.time, self.annotator))
+
+
+@dataclass(frozen=True)
+class GoldSet:
+    """Posts with known labels: one row per post, score columns in the log's dimension order."""
+
+    item: np.ndarray  # (m,) int post ids, unique
+    scores: np.ndarray  # (m, D)
+
+    def __post_init__(self) -> None:
+        item = np.asarray(self.item, dtype=np.int64).reshape(-1)
+        scores = np.asarray(self.scores, dtype=float).reshape(len(item), -1)
+        if len(np.unique(item)) != len(item):
+            raise ValueError("gold posts must be unique")
+        object.__setattr__(self, "item", item)
+        object.__setattr__(self, "scores", scores)
+
+    def lookup(self, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(is gold, gold scores) for each of `items`; rows of non-gold posts are NaN."""
+        order = np.argsort(self.item)
+        sorted_items = self.item[order]
+        pos = np.clip(np.searchsorted(sorted_items, items), 0, max(len(sorted_items) - 1, 0))
+        is_gold = (sorted_items[pos] == items) if len(sorted_items) else np.zeros(len(items), dtype=bool)
+        scores = np.full((len(items), self.scores.shape[1]), np.nan)
+        scores[is_gold] = self.scores[order][pos[is_gold]]
+        return is_gold, scores
+
+
+@dataclass(frozen=True)
+class GoldFigures:
+    """Error against gold per annotator (rows, in `annotators` order) and dimension (columns)."""
+
+    annotators: np.ndarray  # (A,)
+    dimensions: tuple[str, ...]
+    n: np.ndarray  # (A, D) gold judgments scored
+    mae: np.ndarray  # (A, D) mean absolute error, NaN where n == 0
+    within_one: np.ndarray  # (A, D) share with |error| <= 1, NaN where n == 0
+
+
+@dataclass(frozen=True)
+class Series:
+    """A figure over an annotator's time line, for plotting. `dimension` is None for speed."""
+
+    annotator: int
+    dimension: str | None
+    time: np.ndarray
+    value: np.ndarray
+
+
+@dataclass(frozen=True)
+class AlertThresholds:
+    """Defaults for the alert rules; the Django side reads them from settings."""
+
+    # Agreement: ordinal α of the annotator against the rounded mean of the others, last N judgments.
+    # 0.5 = halfway between chance and perfect; the paper's whole-crowd α is 0.67-0.73, and one
+    # annotator against the mean of five others usually scores above the pairwise figure.
+    min_alpha: float = 0.5
+    alpha_window: int = 100
+    alpha_min_pairs: int = 30
+    # Gold: MAE over the last `gold_window` gold judgments against the first `gold_baseline`.
+    gold_window: int = 10
+    gold_baseline: int = 10
+    gold_rise: float = 0.5
+    gold_min_z: float = 2.0
+    # Speed: median seconds over the last N measured judgments. Reading a Weibo post and giving
+    # three scores takes longer than this; the demo data draws 5-40 s.
+    seconds_floor: float = 5.0
+    seconds_window: int = 50
+    seconds_min_judgments: int = 20
+
+
+class AlertKind(enum.StrEnum):
+    LOW_AGREEMENT = "low_agreement"
+    GOLD_ERROR_RISING = "gold_error_rising"
+    SPEEDING = "speeding"
+
+
+@dataclass(frozen=True)
+class Alert:
+    annotator: int
+    kind: AlertKind
+    dimension: str | None  # None for speeding: time is spent on a post, not a dimension
+    value: float  # the α, recent gold MAE or median seconds that tripped the rule
+    threshold: float  # what it was compared with
+    since: float  # time of the first judgment in the window, so a panel can link to them
+    until: float
+
+
+@dataclass(frozen=True)
+class QualityReport:
+    annotators: np.ndarray  # (A,) ids, the row order of every (A, ...) array
+    dimensions: tuple[str, ...]
+    n_judgments: np.ndarray  # (A,)
+    gold: GoldFigures
+    recent_alpha: np.ndarray  # (A, D) α over the last `alpha_window` judgments, NaN = undefined
+    recent_median_seconds: np.ndarray  # (A,) NaN = nothing measured
+    ranking: list[int]  # annotator ids, best first
+    alerts: list[Alert]
+    alpha_series: list[Series] = field(repr=False)
+    gold_error_series: list[Series] = field(repr=False)
+    seconds_series: list[Series] = field(repr=False)
+
+
+# --- Figures ---------------------------------------------------------------------------------
+
+def rating_matrices(log: JudgmentLog, *, exclude_items: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """(annotator ids, post ids, {dimension: annotators x posts matrix, NaN = not scored}): the
+    shape `annotation.agreement.Ratings` has and the aggregation takes. Gold posts belong in
+    `exclude_items`: they never count toward final labels."""
+    keep = np.ones(len(log.item), dtype=bool)
+    if exclude_items is not None and len(exclude_items):
+        keep &= ~np.isin(log.item, exclude_items)
+    annotators, a_index = np.unique(log.annotator[keep], return_inverse=True)
+    items, i_index = np.unique(log.item[keep], return_inverse=True)
+    matrices = {}
+    for d, dimension in enumerate(log.dimensions):
+        matrix = np.full((len(annotators), len(items)), np.nan)
+        matrix[a_index, i_index] = log.scores[keep, d]
+        matrices[dimension] = matrix
+    return annotators, items, matrices
+
+
+def gold_figures(log: JudgmentLog, gold: GoldSet) -> GoldFigures:
+    """MAE and within-one agreement against gold per annotator and dimension, with counts."""
+    annotators, a_index = np.unique(log.annotator, return_inverse=True)
+    is_gold, truth = gold.lookup(log.item)
+    error = np.abs(log.scores[is_gold] - truth[is_gold])
+    a_gold = a_index[is_gold]
+    n_annotators, n_dims = len(annotators), len(log.dimensions)
+    n = np.zeros((n_annotators, n_dims), dtype=np.int64)
+    total = np.zeros((n_annotators, n_dims))
+    close = np.zeros((n_annotators, n_dims))
+    for d in range(n_dims):
+        scored = ~np.isnan(error[:, d])
+        n[:, d] = np.bincount(a_gold[scored], minlength=n_annotators)
+        total[:, d] = np.bincount(a_gold[scored], weights=error[scored, d], minlength=n_annotators)
+        close[:, d] = np.bincount(a_gold[scored], weights=error[scored, d] <= 1, minlength=n_annotators)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return GoldFigures(annotators, log.dimensions, n, total / n, close / n)
+
+
+def gold_error_series(log: JudgmentLog, gold: GoldSet, *, window: int = 20) -> list[Series]:
+    """Per annotator and dimension: MAE over the last `window` gold judgments (fewer at the
+    start), one point per gold judgment, in submission order."""
+    is_gold, truth = gold.lookup(log.item)
+    out = []
+    for annotator, rows in _rows_by_annotator(log):
+        rows = rows[is_gold[rows]]
+        for d, dimension in enumerate(log.dimensions):
+            error = np.abs(log.scores[rows, d] - truth[rows, d])
+            scored = ~np.isnan(error)
+            out.append(Series(annotator, dimension, log.time[rows][scored], _trailing_mean(error[scored], window)))
+    return out
+
+
+def rest_rounded_mean(log: JudgmentLog, rows: np.ndarray | None = None) -> np.ndarray:
+    """For each judgment (n, D): the other annotators' mean score on the same post, rounded with
+    halves up as `annotation.adjudication.round_half_up` does; NaN where nobody else scored.
+    `rows` restricts "the others" to those judgments (e.g. leaving gold posts out)."""
+    rows = np.arange(len(log.item)) if rows is None else rows
+    _, item_index = np.unique(log.item[rows], return_inverse=True)
+    scores = log.scores[rows]
+    present = ~np.isnan(scores)
+    out = np.full(log.scores.shape, np.nan)
+    for d in range(scores.shape[1]):
+        sums = np.bincount(item_index, weights=np.where(present[:, d], scores[:, d], 0.0))
+        counts = np.bincount(item_index, weights=present[:, d])
+        others = counts[item_index] - present[:, d]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = (sums[item_index] - np.where(present[:, d], scores[:, d], 0.0)) / others
+        out[rows, d] = np.where(others > 0, np.floor(mean + 0.5), np.nan)
+    return out
+
+
+def rolling_alpha(log: JudgmentLog, *, window: int = 100, step: int | None = None, min_pairs: int = 30,
+                  exclude_items: np.ndarray | None = None) -> list[Series]:
+    """Per annotator and dimension: ordinal Krippendorff α between the annotator's scores and the
+    rounded mean of the others on the same posts (as `annotation.agreement.rater_vs_rest`), over
+    their last `window` judgments, every `step` judgments (default window // 2) and always at the
+    latest. NaN where fewer than `min_pairs` pairs or a single value makes α undefined. Gold posts
+    belong in `exclude_items`: they never count toward agreement."""
+    step = step or max(1, window // 2)
+    keep = np.ones(len(log.item), dtype=bool)
+    if exclude_items is not None and len(exclude_items):
+        keep &= ~np.isin(log.item, exclude_items)
+    rest = rest_rounded_mean(log, np.flatnonzero(keep))
+    out = []
+    for annotator, rows in _rows_by_annotator(log):
+        rows = rows[keep[rows]]
+        ends = _window_ends(len(rows), window, step)
+        for d, dimension in enumerate(log.dimensions):
+            own, other = log.scores[rows, d], rest[rows, d]
+            paired = ~np.isnan(own) & ~np.isnan(other)
+            value_counts = np.zeros((len(rows), K))
+            index = np.flatnonzero(paired)
+            np.add.at(value_counts, (index, own[paired].astype(np.intp) - SCORES[0]), 1)
+            np.add.at(value_counts, (index, other[paired].astype(np.intp) - SCORES[0]), 1)
+            values = [_pair_alpha(value_counts[max(0, end - window):end], paired[max(0, end - window):end], min_pairs)
+                      for end in ends]
+            out.append(Series(annotator, dimension, log.time[rows][ends - 1] if len(ends) else np.empty(0),
+                              np.asarray(values, dtype=float)))
+    return out
+
+
+def seconds_series(log: JudgmentLog, *, window: int = 50, step: int | None = None) -> list[Series]:
+    """Per annotator: median seconds per post over the last `window` measured judgments, every
+    `step` (default window // 5) and at the latest."""
+    step = step or max(1, window // 5)
+    out = []
+    for annotator, rows in _rows_by_annotator(log):
+        measured = rows[log.seconds[rows] > 0]
+        seconds = log.seconds[measured]
+        ends = _window_ends(len(measured), window, step)
+        values = [float(np.median(seconds[max(0, end - window):end])) for end in ends]
+        out.append(Series(annotator, None, log.time[measured][ends - 1] if len(ends) else np.empty(0),
+                          np.asarray(values, dtype=float)))
+    return out
+
+
+def rank_annotators(gold: GoldFigures) -> list[int]:
+    """Annotator ids best first: mean gold MAE over dimensions, then within-one (higher first);
+    annotators without gold judgments last."""
+    with np.errstate(invalid="ignore"):
+        scored = gold.n > 0
+        counted = scored.sum(axis=1)
+        mae = np.where(counted > 0, np.where(scored, gold.mae, 0).sum(axis=1) / np.maximum(counted, 1), np.inf)
+        within = np.where(counted > 0, np.where(scored, gold.within_one, 0).sum(axis=1) / np.maximum(counted, 1), 0)
+    order = np.lexsort((gold.annotators, -within, mae))
+    return [int(a) for a in gold.annotators[order]]
+
+
+# --- Alert rules (pure) --------------------------------------------------------------------------
+
+def low_agreement(alpha: float, *, threshold: float = AlertThresholds.min_alpha) -> bool:
+    """α under the threshold. An undefined α (NaN: too few pairs, one value) raises nothing."""
+    return not math.isnan(alpha) and alpha < threshold
+
+
+def gold_error_rising(abs_errors: np.ndarray, *, window: int = AlertThresholds.gold_window,
+                      baseline: int = AlertThresholds.gold_baseline, rise: float = AlertThresholds.gold_rise,
+                      min_z: float = AlertThresholds.gold_min_z) -> bool:
+    """Chronological absolute errors on gold: the last `window` average at least `rise` points
+    more than the annotator's first `baseline` did (their level when they started), and the rise
+    is at least `min_z` standard errors, so one unlucky run of a noisy annotator does not fire it.
+    The baseline is the start rather than "everything earlier", which a long drift would drag up
+    until the alert went quiet."""
+    errors = np.asarray(abs_errors, dtype=float)
+    errors = errors[~np.isnan(errors)]
+    if len(errors) < window + baseline:
+        return False
+    recent, start = errors[-window:], errors[:baseline]
+    difference = recent.mean() - start.mean()
+    standard_error = math.sqrt(recent.var(ddof=1) / window + start.var(ddof=1) / baseline)
+    return bool(difference >= rise and difference >= min_z * standard_error)
+
+
+def speeding(seconds: np.ndarray, *, floor: float = AlertThresholds.seconds_floor,
+             window: int = AlertThresholds.seconds_window,
+             min_judgments: int = AlertThresholds.seconds_min_judgments) -> bool:
+    """Chronological seconds per post: the median of the last `window` measured ones (> 0) is
+    under `floor`, with at least `min_judgments` of them."""
+    values = np.asarray(seconds, dtype=float)
+    values = values[values > 0][-window:]
+    return len(values) >= min_judgments and bool(np.median(values) < floor)
+
+
+# --- Everything for the panel --------------------------------------------------------------------
+
+def annotator_quality(log: JudgmentLog, gold: GoldSet, *,
+                      thresholds: AlertThresholds = AlertThresholds()) -> QualityReport:
+    """All figures, series, the ranking and the alerts. Gold posts count toward gold error and
+    speed (the annotator cannot tell them apart) but never toward agreement."""
+    figures = gold_figures(log, gold)
+    annotators, dims = figures.annotators, log.dimensions
+    alpha_series = rolling_alpha(log, window=thresholds.alpha_window, min_pairs=thresholds.alpha_min_pairs,
+                                 exclude_items=gold.item)
+    error_series = gold_error_series(log, gold, window=thresholds.gold_window)
+    speed_series = seconds_series(log, window=thresholds.seconds_window)
+    a_index = {int(a): i for i, a in enumerate(annotators)}
+    d_index = {d: i for i, d in enumerate(dims)}
+
+    recent_alpha = np.full((len(annotators), len(dims)), np.nan)
+    for series in alpha_series:
+        if len(series.value):
+            recent_alpha[a_index[series.annotator], d_index[series.dimension]] = series.value[-1]
+    recent_seconds = np.full(len(annotators), np.nan)
+    for series in speed_series:
+        if len(series.value):
+            recent_seconds[a_index[series.annotator]] = series.value[-1]
+
+    alerts: list[Alert] = []
+    is_gold, truth = gold.lookup(log.item)
+    by_annotator = dict(_rows_by_annotator(log))
+    for annotator, rows in by_annotator.items():
+        non_gold = rows[~is_gold[rows]]
+        for d, dimension in enumerate(dims):
+            alpha = recent_alpha[a_index[annotator], d]
+            if low_agreement(alpha, threshold=thresholds.min_alpha):
+                recent = non_gold[-thresholds.alpha_window:]
+                alerts.append(Alert(annotator, AlertKind.LOW_AGREEMENT, dimension, float(alpha), thresholds.min_alpha,
+                                    float(log.time[recent[0]]), float(log.time[recent[-1]])))
+            gold_rows = rows[is_gold[rows]]
+            error = np.abs(log.scores[gold_rows, d] - truth[gold_rows, d])
+            scored = ~np.isnan(error)
+            if gold_error_rising(error, window=thresholds.gold_window, baseline=thresholds.gold_baseline,
+                                 rise=thresholds.gold_rise, min_z=thresholds.gold_min_z):
+                recent = gold_rows[scored][-thresholds.gold_window:]
+                baseline = float(error[scored][:thresholds.gold_baseline].mean())
+                alerts.append(Alert(annotator, AlertKind.GOLD_ERROR_RISING, dimension,
+                                    float(error[scored][-thresholds.gold_window:].mean()),
+                                    baseline + thresholds.gold_rise, float(log.time[recent[0]]),
+                                    float(log.time[recent[-1]])))
+        measured = rows[log.seconds[rows] > 0]
+        if speeding(log.seconds[measured], floor=thresholds.seconds_floor, window=thresholds.seconds_window,
+                    min_judgments=thresholds.seconds_min_judgments):
+            recent = measured[-thresholds.seconds_window:]
+            alerts.append(Alert(annotator, AlertKind.SPEEDING, None, float(recent_seconds[a_index[annotator]]),
+                                thresholds.seconds_floor, float(log.time[recent[0]]), float(log.time[recent[-1]])))
+
+    return QualityReport(
+        annotators=annotators, dimensions=dims, n_judgments=np.bincount(np.searchsorted(annotators, log.annotator),
+                                                                        minlength=len(annotators)),
+        gold=figures, recent_alpha=recent_alpha, recent_median_seconds=recent_seconds,
+        ranking=rank_annotators(figures), alerts=alerts, alpha_series=alpha_series,
+        gold_error_series=error_series, seconds_series=speed_series,
+    )
+
+
+# --- Helpers -------------------------------------------------------------------------------------
+
+def _rows_by_annotator(log: JudgmentLog) -> list[tuple[int, np.ndarray]]:
+    """(annotator id, their row indices in submission order), annotators ascending."""
+    order = log.chronological()
+    annotators = log.annotator[order]
+    starts = np.flatnonzero(np.r_[True, annotators[1:] != annotators[:-1]]) if len(order) else np.empty(0, int)
+    bounds = np.r_[starts, len(order)]
+    return [(int(annotators[s]), order[s:e]) for s, e in zip(bounds[:-1], bounds[1:])]
+
+
+def _window_ends(n: int, window: int, step: int) -> np.ndarray:
+    """Exclusive ends of the windows: every `step` from the first full window, and always `n`."""
+    if n == 0:
+        return np.empty(0, dtype=np.intp)
+    ends = np.arange(min(window, n), n + 1, step)
+    return ends if ends[-1] == n else np.append(ends, n)
+
+
+def _trailing_mean(values: np.ndarray, window: int) -> np.ndarray:
+    cumulative = np.r_[0.0, np.cumsum(values)]
+    ends = np.arange(1, len(values) + 1)
+    starts = np.maximum(ends - window, 0)
+    return (cumulative[ends] - cumulative[starts]) / (ends - starts)
+
+
+def _pair_alpha(value_counts: np.ndarray, paired: np.ndarray, min_pairs: int) -> float:
+    pairs = value_counts[paired]
+    if len(pairs) < max(min_pairs, 2) or np.count_nonzero(pairs.sum(axis=0)) < 2:
+        return math.nan  # too few pairs, or a single value used: α is undefined
+    return float(krippendorff.alpha(value_counts=pairs, value_domain=list(SCORES), level_of_measurement="ordinal"))
