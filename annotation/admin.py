@@ -10,9 +10,9 @@ from .models import (
     Judgment,
     JudgmentRevision,
     Post,
-    Release,
     WorkbenchSettings,
 )
+from .releases import admin as releases_admin  # noqa: F401  (registers ReleaseAdmin)
 
 
 @admin.register(Post)
@@ -86,53 +86,6 @@ class FinalLabelAdmin(admin.ModelAdmin):
 admin.site.register(Guideline)
 admin.site.register(AnnotatorProfile)
 admin.site.register(Assignment)
-
-
-@admin.register(Release)
-class ReleaseAdmin(admin.ModelAdmin):
-    list_display = ("number", "content_hash", "created_by", "created_at")
-    readonly_fields = [f.name for f in Release._meta.fields]
-    actions = ["publish"]
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def get_urls(self):
-        from django.urls import path
-
-        return [path("publish/", self.admin_site.admin_view(self.publish_view), name="annotation_release_publish"),
-                *super().get_urls()]
-
-    def publish_view(self, request):
-        from django.shortcuts import redirect
-
-        if request.method == "POST":
-            self._publish(request)
-        return redirect("admin:annotation_release_changelist")
-
-    def _publish(self, request) -> None:
-        from .adjudication import final_labels_refresh
-        from .exporters import release_publish
-        from core.errors import DomainError
-        from core.permissions import user_has_role
-
-        if not user_has_role(request.user, "researcher"):
-            self.message_user(request, "Only researchers publish releases.", level="error")
-            return
-        try:
-            final_labels_refresh()
-            release = release_publish(created_by=request.user)
-        except DomainError as exc:
-            self.message_user(request, str(exc), level="error")
-        else:
-            self.message_user(request, f"Published release {release.number}.")
-
-    @admin.action(description="Publish a new release from the current final labels")
-    def publish(self, request, queryset):
-        self._publish(request)
 
 
 admin.site.register(WorkbenchSettings)

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import review_views as v
+from .releases import views as releases
 
 app_name = "review"
 
@@ -10,8 +11,8 @@ urlpatterns = [
     path("consistency/", v.consistency, name="consistency"),
     path("agreement/", v.agreement_dashboard, name="agreement"),
     path("agreement/bootstrap/", v.agreement_bootstrap, name="agreement-bootstrap"),
-    path("releases/", v.releases, name="releases"),
-    path("releases/<id:number>/<str:name>", v.release_file, name="release-file"),
+    path("releases/", releases.releases, name="releases"),
+    path("releases/<id:number>/<str:name>", releases.release_file, name="release-file"),
     path("annotate/<id:batch_id>/feedback/", v.feedback, name="feedback"),
     path("vendor/plotly.min.js", v.plotly_js, name="plotly-js"),
 ]

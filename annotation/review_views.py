@@ -5,12 +5,11 @@ from __future__ import annotations
 import copy
 import json
 from functools import lru_cache
-from pathlib import Path
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import FileResponse, Http404, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_POST
@@ -21,8 +20,7 @@ from core.permissions import Role, require_role
 
 from . import adjudication
 from .agreement import agreement_report_cached
-from .exporters import RELEASE_FILES, release_publish
-from .models import DIMENSIONS, AgreementReport, Batch, FinalLabel, Judgment, Release, WorkbenchSettings
+from .models import DIMENSIONS, AgreementReport, Batch, FinalLabel, Judgment, WorkbenchSettings
 from .tasks import agreement_bootstrap_task
 
 
@@ -191,35 +189,6 @@ def agreement_bootstrap(request):
     else:
         messages.success(request, "Bootstrap intervals are being computed; reload in a moment.")
     return redirect("review:agreement")
-
-
-@login_required
-def releases(request):
-    require_role(request, Role.RESEARCHER, Role.ADJUDICATOR)
-    if request.method == "POST":
-        require_role(request, Role.RESEARCHER)
-        try:
-            adjudication.final_labels_refresh()
-            release = release_publish(created_by=request.user, seed=parse_id(request.POST.get("seed")) or 0)
-        except DomainError as exc:
-            messages.error(request, str(exc))
-        else:
-            messages.success(request, f"Published release {release.number}.")
-        return redirect("review:releases")
-    return render(request, "annotation/releases.html", {"releases": Release.objects.all()[:100],
-                                                        "files": RELEASE_FILES})
-
-
-@login_required
-def release_file(request, number: int, name: str):
-    require_role(request, Role.RESEARCHER, Role.ADJUDICATOR)
-    release = Release.objects.filter(number=number).first()
-    if release is None or name not in release.manifest:
-        raise Http404("No such release file.")
-    path = Path(release.directory) / name
-    if not path.is_file():
-        raise Http404("The release file is missing on disk.")
-    return FileResponse(path.open("rb"), as_attachment=True, filename=f"release-{number}-{name}")
 
 
 @login_required

@@ -24,7 +24,7 @@ def main() -> dict:
     from django.test import Client
 
     from annotation.agreement import agreement_report
-    from annotation.exporters import release_publish
+    from annotation.releases.services import release_publish
     from annotation.importers import import_posts
     from annotation.models import Judgment, Post
     from annotation.services import annotator_ensure

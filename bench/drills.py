@@ -51,7 +51,7 @@ def drill_redis() -> None:
     setup_django(postgres=True, name="chlgbt_drill")
     from rest_framework.authtoken.models import Token
 
-    from annotation.exporters import release_publish
+    from annotation.releases.services import release_publish
     from annotation.importers import import_posts
     from annotation.models import Batch
     from annotation.services import annotator_ensure

@@ -29,7 +29,7 @@ def prepare() -> dict:
     from django.core.management import call_command
 
     from annotation.adjudication import final_labels_refresh
-    from annotation.exporters import release_publish
+    from annotation.releases.services import release_publish
     from annotation.importers import import_posts
     from annotation.models import Batch, Post
     from modeling import services

@@ -1,34 +1,16 @@
 """Rebuild C-I-S prior snapshots from adjudicated/final labels."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 from django.db import transaction
 
-from annotation.exporters import post_key
-from annotation.models import DIMENSIONS, FinalLabel, Post, Release
+from annotation.models import DIMENSIONS, Post, Release
+from annotation.releases.selectors import labelled_posts
 from core.errors import DomainError
 from core.jobs import JobDone, job_fail, job_run
 from modeling.maam.astigmatism import AXES, STATES, CISState, build_priors, make_inferer
 
 from .models import PriorSnapshot, RebuildRequest
-
-
-def labelled_posts(release: Release | None) -> list[tuple[Post, dict[str, int]]]:
-    """(post, labels) from a release's files, or every post's current final label."""
-    if release is None:
-        labels = FinalLabel.objects.select_related("post").order_by("post_id")
-        return [(fl.post, fl.scores()) for fl in labels]
-    rows = [json.loads(line) for line in (Path(release.directory) / "release.jsonl").read_text(encoding="utf-8").splitlines()
-            if line.strip()]
-    wanted = {r["id"]: r for r in rows}
-    out = []
-    for post in Post.objects.order_by("id").only("id", "external_id", "text_sha256", "text", "tone", "identity", "stance"):
-        row = wanted.get(post_key(post.external_id, post.text_sha256))
-        if row is not None:
-            out.append((post, {d: row[d] for d in DIMENSIONS}))
-    return out
 
 
 def post_states(posts: list[Post], inferer_name: str = "cues") -> list[CISState]:
@@ -57,7 +39,7 @@ def prior_snapshot_rebuild(*, release_id: int | None = None, inferer: str = "cue
     release = Release.objects.filter(pk=release_id).first() if release_id else None
     if release_id and release is None:
         raise DomainError("No such release.")
-    pairs = labelled_posts(release)
+    pairs = labelled_posts(release=release)
     if not pairs:
         raise DomainError("There are no labelled posts to build priors from.")
     posts = [p for p, _ in pairs]

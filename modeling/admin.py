@@ -7,7 +7,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from annotation.admin import ReleaseAdmin
+from annotation.releases.admin import release_admin_action
 from core.errors import DomainError
 
 from . import services
@@ -131,6 +131,7 @@ class PredictionAdmin(admin.ModelAdmin):
     readonly_fields = [f.name for f in Prediction._meta.fields]
 
 
+@release_admin_action
 @admin.action(description="Launch the MAAM ablation on this release (4 variants × 5 seeds)")
 def launch_ablation(model_admin, request, queryset):
     for release in queryset:
@@ -143,6 +144,3 @@ def launch_ablation(model_admin, request, queryset):
             model_admin.message_user(request, str(exc), messages.ERROR)
         else:
             model_admin.message_user(request, f"Launched {len(runs)} runs on release {release.number}.", messages.SUCCESS)
-
-
-ReleaseAdmin.actions = [*ReleaseAdmin.actions, launch_ablation]

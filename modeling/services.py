@@ -2,9 +2,6 @@
 the stale-run check. Tasks and admin views call these."""
 from __future__ import annotations
 
-import csv
-import io
-import json
 import os
 import subprocess
 import time
@@ -16,8 +13,8 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
-from annotation.exporters import post_key
 from annotation.models import DIMENSIONS, Post, Release
+from annotation.releases.selectors import label_rows, labelled_posts
 from core.errors import DomainError, NotFound, QueueUnavailable
 from core.jobs import (
     TRANSIENT_ERRORS,
@@ -70,19 +67,10 @@ def queue_check() -> None:
 
 
 def release_data(release: Release | None, seed: int = 0) -> dict:
-    """Training and test data: a release's own split, or the current final labels split by seed."""
-    if release is not None:
-        folder = Path(release.directory)
-        rows = [json.loads(line) for line in (folder / "release.jsonl").read_text(encoding="utf-8").splitlines() if line]
-        split = dict(csv.reader(io.StringIO((folder / "split.csv").read_text(encoding="utf-8"))))
-    else:
-        from annotation.exporters import _labels, split_assignment
-
-        rows = _labels()
-        split = split_assignment([r["id"] for r in rows], seed)
-    train = [r for r in rows if split.get(r["id"]) == "train"]
-    test = [r for r in rows if split.get(r["id"]) == "test"]
-    return {"train": train, "test": test}
+    """Training and test data: a release's own split (its files checked against the manifest), or
+    the current final labels split by seed."""
+    rows = label_rows(release=release, seed=seed)
+    return {"train": [r for r in rows if r["split"] == "train"], "test": [r for r in rows if r["split"] == "test"]}
 
 
 def _validate_launch(*, release: Release | None, dimensions, variants, seeds, backbone: str) -> None:
@@ -300,9 +288,7 @@ def _enqueue_scoring(job_id: int) -> None:
 
 def _scoring_posts(job: ScoringJob) -> list[Post]:
     if job.scope == ScoringScope.RELEASE:
-        keys = {json.loads(line)["id"] for line in (Path(job.release.directory) / "release.jsonl")
-                .read_text(encoding="utf-8").splitlines() if line}
-        return [p for p in Post.objects.order_by("id") if post_key(p.external_id, p.text_sha256) in keys]
+        return [post for post, _ in labelled_posts(release=job.release)]
     return list(Post.objects.order_by("id"))
 
 

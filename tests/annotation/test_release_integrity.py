@@ -29,7 +29,7 @@ def media(tmp_path, settings):
 
 
 def publish(**kwargs) -> Release:
-    from annotation.exporters import release_publish
+    from annotation.releases.services import release_publish
 
     return release_publish(bootstrap=0, **kwargs)
 

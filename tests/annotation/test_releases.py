@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.exporters import release_publish
+from annotation.releases.services import release_publish
 from annotation.importers import import_posts
 from annotation.models import FinalLabel, Judgment, Post, Release
 from core.errors import DomainError
@@ -73,13 +73,14 @@ def test_round_trip_reproduces_labels_bytes_and_hash(tmp_path, settings):
     import_posts(labelled_csv(), with_labels=True)
     release = release_publish(bootstrap=0)
     data = (Path(release.directory) / "release.csv").read_bytes()
-    # an empty database on another installation
+    # the posts gone and the release re-imported (releases themselves can never be deleted)
     settings.MEDIA_ROOT = str(tmp_path / "elsewhere")
-    Release.objects.all().delete()
     FinalLabel.objects.all().delete()
     Post.objects.all().delete()
     import_posts(data, with_labels=True)
-    again = release_publish(bootstrap=0)
+    with pytest.raises(DomainError, match="identical to release 1"):
+        release_publish(bootstrap=0)
+    again = release_publish(bootstrap=0, force=True)
     assert (Path(again.directory) / "release.csv").read_bytes() == data
     assert again.content_hash == release.content_hash
 

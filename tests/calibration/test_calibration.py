@@ -70,7 +70,7 @@ def test_snapshot_never_changes(labelled):
 
 
 def test_rebuild_from_a_release_and_after_publishing(labelled, settings, tmp_path, django_capture_on_commit_callbacks):
-    from annotation.exporters import release_publish
+    from annotation.releases.services import release_publish
 
     settings.MEDIA_ROOT = str(tmp_path)
     with django_capture_on_commit_callbacks(execute=True):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.exporters import release_publish
+from annotation.releases.services import release_publish
 from annotation.importers import import_posts
 from annotation.models import Post
 from calibration.models import PriorSnapshot

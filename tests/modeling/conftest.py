@@ -23,7 +23,7 @@ def synthetic_csv(n: int = 80, seed: int = 0, prefix: str = "") -> bytes:
 
 @pytest.fixture
 def labelled_release(db, settings, tmp_path):
-    from annotation.exporters import release_publish
+    from annotation.releases.services import release_publish
 
     settings.MEDIA_ROOT = str(tmp_path / "media")
     settings.ARTIFACT_ROOT = str(tmp_path / "artifacts")

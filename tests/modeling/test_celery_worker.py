@@ -89,7 +89,7 @@ def wait_for(predicate, timeout: float = 120, what: str = "condition", proc=None
 
 @pytest.fixture
 def release(tmp_path, settings):
-    from annotation.exporters import release_publish
+    from annotation.releases.services import release_publish
 
     settings.MEDIA_ROOT = str(tmp_path / "media")
     settings.ARTIFACT_ROOT = str(tmp_path / "artifacts")

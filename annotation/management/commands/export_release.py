@@ -2,30 +2,33 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.adjudication import final_labels_refresh
-from annotation.exporters import release_copy, release_publish
-from annotation.models import Release
+from annotation.releases.selectors import release_get
+from annotation.releases.services import ReleaseUnchanged, release_copy, release_publish
 from core.errors import DomainError
 
 
 class Command(BaseCommand):
-    help = "Publish a new release from the current final labels (or copy an existing one) into OUTDIR."
+    help = ("Publish a new release from the current final labels (or copy an existing one) into OUTDIR. When the "
+            "data equal the latest release, nothing is published and that release is copied.")
 
     def add_arguments(self, parser):
         parser.add_argument("outdir")
         parser.add_argument("--release", type=int, help="copy this published release instead of publishing a new one")
         parser.add_argument("--seed", type=int, default=0, help="split seed")
         parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the alpha intervals")
+        parser.add_argument("--force", action="store_true",
+                            help="publish a new number even when the data equal the latest release")
 
     def handle(self, *args, **opts):
         try:
             if opts["release"]:
-                release = Release.objects.filter(number=opts["release"]).first()
-                if release is None:
-                    raise CommandError(f"No release {opts['release']}.")
+                release = release_get(number=opts["release"])
             else:
-                final_labels_refresh()
-                release = release_publish(seed=opts["seed"], bootstrap=opts["bootstrap"])
+                try:
+                    release = release_publish(seed=opts["seed"], bootstrap=opts["bootstrap"], force=opts["force"])
+                except ReleaseUnchanged as exc:
+                    self.stdout.write(self.style.WARNING(f"{exc} Copying release {exc.release.number}."))
+                    release = exc.release
             files = release_copy(release=release, outdir=Path(opts["outdir"]))
         except DomainError as exc:
             raise CommandError(str(exc))

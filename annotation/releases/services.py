@@ -1,0 +1,128 @@
+"""Publishing a release - the one service the releases page, the admin and `export_release` call:
+refresh the final labels, take the next number, build the files, refuse a copy of the last release
+(unless forced), write the files to a temporary directory and rename it into place, and record the
+hashes. The database row is created only after every file is complete: a failed export publishes
+nothing."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from core.errors import Conflict, DomainError
+
+from ..adjudication import final_labels_refresh
+from ..agreement import agreement_report
+from ..models import Release
+from ..signals import release_published
+from . import files
+from .selectors import current_label_rows, judgment_rows, release_file_bytes, release_latest, release_rows
+
+# Publishing is serialised: two publishes at once would otherwise both take the same number.
+PUBLISH_LOCK_KEY = 20_260_001  # pg_advisory_xact_lock key, unique to release publishing
+_process_lock = threading.Lock()  # SQLite, the embedded default, serves one process
+
+
+class ReleaseUnchanged(Conflict):
+    """The data are byte-for-byte those of the latest release; `release` is that release."""
+
+    def __init__(self, release: Release):
+        self.release = release
+        super().__init__(f"Nothing was published: the data are identical to release {release.number} "
+                         f"({release.content_hash[:12]}). Publish anyway to mint a copy under a new number.")
+
+
+def _hold_publish_lock() -> None:
+    """Inside the publish transaction: wait for any other publish to finish (PostgreSQL)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [PUBLISH_LOCK_KEY])
+
+
+def _same_data(built: dict[str, bytes], release: Release) -> bool:
+    return all(release.manifest.get(name) == files.sha256(built[name]) for name in files.DATA_FILES)
+
+
+def _write_into_place(root: Path, number: int, contents: dict[str, bytes]) -> Path:
+    """Write every file to a temporary directory, fsync, then rename it to release-NNNN."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".release-{number}-", dir=root))
+    except OSError as exc:
+        raise DomainError(f"Cannot write releases to {root}: {exc.strerror or exc}. Nothing was published.") from exc
+    target = root / f"release-{number:04d}"
+    try:
+        for name, data in contents.items():
+            with open(tmp / name, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        if target.exists():
+            raise DomainError(f"{target} already exists; refusing to overwrite a published release.")
+        tmp.rename(target)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise DomainError(f"Writing the release failed ({exc.strerror or exc}); nothing was published.") from exc
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
+
+
+def release_publish(*, created_by=None, seed: int = 0, bootstrap: int = 200, force: bool = False) -> Release:
+    """Publish the next numbered release from the current final labels. ReleaseUnchanged when the
+    data equal the latest release's, unless `force`."""
+    root = Path(settings.MEDIA_ROOT) / "releases"
+    target: Path | None = None
+    with _process_lock:
+        try:
+            with transaction.atomic():
+                _hold_publish_lock()
+                final_labels_refresh()
+                previous = release_latest()
+                number = previous.number + 1 if previous else 1
+                labels = current_label_rows()
+                if not labels:
+                    raise DomainError("There are no final labels to release: import labelled posts or lock and "
+                                      "refresh a batch first.")
+                judgments = judgment_rows()
+                contents = files.data_files(labels, judgments, seed)
+                if previous is not None and not force and _same_data(contents, previous):
+                    raise ReleaseUnchanged(previous)
+                # The data card reports the interval of the primary (ordinal) level only: bootstrap just that.
+                agreement = agreement_report(bootstrap=bootstrap, with_trend=False, interval_levels=("ordinal",))
+                diff = files.release_diff(release_rows(previous) if previous else None, labels,
+                                          previous.number if previous else None)
+                split = files.split_assignment([r["id"] for r in labels], seed)
+                contents["diff.json"] = json.dumps(diff, indent=1, sort_keys=True).encode("utf-8")
+                contents["DATACARD.md"] = files.datacard(number, labels, split, agreement, diff, seed,
+                                                         len(judgments)).encode("utf-8")
+                target = _write_into_place(root, number, contents)
+                release = Release.objects.create(
+                    number=number, content_hash=files.content_hash(contents), directory=str(target),
+                    manifest={name: files.sha256(data) for name, data in contents.items()},
+                    summary=files.summary(labels, len(judgments), agreement), diff=diff, split_seed=seed,
+                    created_by=created_by)
+        except BaseException:
+            if target is not None:
+                shutil.rmtree(target, ignore_errors=True)
+            raise
+    release_published.send(sender=Release, release=release)
+    return release
+
+
+def release_copy(*, release: Release, outdir: Path) -> list[Path]:
+    """Copy a published release's files, each verified against the manifest."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in sorted(release.manifest):
+        data = release_file_bytes(release, name)
+        (outdir / name).write_bytes(data)
+        written.append(outdir / name)
+    return written
