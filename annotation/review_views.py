@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 from core.converters import parse_id
 from core.errors import Conflict, DomainError, NotFound
 from core.permissions import Role, require_role
+from core.predictions import latest_prediction
 
 from . import adjudication
 from .agreement import agreement_report_cached
@@ -42,15 +43,6 @@ def adjudication_queue(request):
     require_role(request, Role.ADJUDICATOR, Role.RESEARCHER)
     posts = list(adjudication.adjudication_queue()[:200])
     return render(request, "annotation/adjudication_queue.html", {"posts": posts, "dims": DIMENSIONS})
-
-
-def model_prediction_for(post_id: int):
-    """The latest stored model prediction for a post, if the modeling app has one."""
-    try:
-        from modeling.selectors import latest_prediction
-    except ImportError:
-        return None
-    return latest_prediction(post_id=post_id)
 
 
 @login_required
@@ -96,7 +88,7 @@ def adjudicate(request, post_id: int):
     return render(request, "annotation/adjudicate.html", {
         "post": summary.post, "rows": rows, "means": summary.means, "label": label, "version": version,
         "initial": initial, "dims": DIMENSIONS, "conflict": conflict, "context_choices": _context_choices(summary.post),
-        "prediction": model_prediction_for(post_id),
+        "prediction": latest_prediction(post_id=post_id),
     })
 
 

@@ -9,6 +9,7 @@ from annotation.releases.selectors import labelled_posts
 from core.errors import DomainError
 from core.jobs import JobDone, job_fail, job_run
 from modeling.maam.astigmatism import AXES, STATES, CISState, build_priors, make_inferer
+from modeling.services import lexicon_current
 
 from .models import PriorSnapshot, RebuildRequest
 
@@ -48,8 +49,6 @@ def prior_snapshot_rebuild(*, release_id: int | None = None, inferer: str = "cue
     sources: dict[str, int] = {}
     for s in states:
         sources[s.source] = sources.get(s.source, 0) + 1
-    from modeling.services import lexicon_current
-
     return PriorSnapshot.objects.create(
         release=release, source=f"release {release.number}" if release else "current final labels",
         lexicon_version=lexicon_current().version, inferer=inferer, n_posts=len(pairs), priors=priors, counts=counts,

@@ -16,6 +16,7 @@ from annotation.models import DIMENSIONS, FinalLabel, Post
 from core.converters import parse_id
 from core.permissions import Role, require_role
 from modeling.models import Prediction, TrainingRun
+from modeling.services import lexicon_current
 
 from . import figures, services
 from .models import PriorSnapshot
@@ -77,8 +78,6 @@ def rebuild(request):
 @login_required
 def token_weights(request):
     require_role(request, Role.RESEARCHER)
-    from modeling.services import lexicon_current
-
     post = None
     text = request.GET.get("text", "").strip()[:MAX_TRY_CHARS]
     if request.GET.get("post"):

@@ -4,3 +4,11 @@ from django.apps import AppConfig
 class ModelingConfig(AppConfig):
     name = "modeling"
     verbose_name = "Modeling (MAAM)"
+
+    def ready(self) -> None:
+        from core.predictions import prediction_provider_register
+
+        from .selectors import latest_prediction
+
+        # Adjudication pages show the newest prediction without importing this app.
+        prediction_provider_register(latest_prediction)
