@@ -19,6 +19,7 @@ from modeling.models import Prediction, TrainingRun
 from modeling.services import lexicon_current
 
 from . import figures, services
+from .forms import RebuildForm
 from .models import PriorSnapshot
 
 MAX_TRY_CHARS = 500
@@ -70,7 +71,12 @@ def priors(request):
 @require_POST
 def rebuild(request):
     require_role(request, Role.RESEARCHER)
-    services.rebuild_request(release_id=parse_id(request.POST.get("release")), created_by=request.user)
+    form = RebuildForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose a published release, or the current final labels.")
+        return redirect("calibration:priors")
+    release = form.cleaned_data["release"]
+    services.rebuild_request(release_id=release.pk if release else None, created_by=request.user)
     messages.success(request, "Priors are being rebuilt; the new snapshot appears when it is done.")
     return redirect("calibration:priors")
 

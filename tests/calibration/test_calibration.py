@@ -116,3 +116,22 @@ def test_pages_render_for_researchers_only(labelled, client, make_user, make_ann
     csv_body = client.get(reverse("calibration:priors") + "?format=csv").content.decode().splitlines()
     assert csv_body[0] == "dimension,axis,state,score,probability,count" and len(csv_body) == 1 + 3 * 9 * 5
     assert client.get(reverse("calibration:weights") + "?post=999999").status_code == 404
+
+
+def test_rebuild_form_takes_a_release_or_the_current_labels(labelled, client, make_user, settings, tmp_path,
+                                                           django_capture_on_commit_callbacks):
+    from annotation.releases.services import release_publish
+    from calibration.models import RebuildRequest
+
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    with django_capture_on_commit_callbacks(execute=False):
+        release = release_publish(bootstrap=0)  # its own rebuild is left unqueued here
+    RebuildRequest.objects.all().delete()
+    client.force_login(make_user("res", role="researcher"))
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("calibration:rebuild"), {"release": str(release.pk)})
+        client.post(reverse("calibration:rebuild"), {"release": ""})
+    assert [(r.release_id, r.status) for r in RebuildRequest.objects.order_by("id")] == [
+        (release.pk, "succeeded"), (None, "succeeded")]
+    page = client.post(reverse("calibration:rebuild"), {"release": "12345678901234567890"}, follow=True)
+    assert "Choose a published release" in page.content.decode() and RebuildRequest.objects.count() == 2
