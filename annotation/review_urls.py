@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import review_views as v
+from .agreement import views as agreement
 from .releases import views as releases
 
 app_name = "review"
@@ -9,8 +10,8 @@ urlpatterns = [
     path("adjudicate/", v.adjudication_queue, name="adjudication"),
     path("adjudicate/<id:post_id>/", v.adjudicate, name="adjudicate"),
     path("consistency/", v.consistency, name="consistency"),
-    path("agreement/", v.agreement_dashboard, name="agreement"),
-    path("agreement/bootstrap/", v.agreement_bootstrap, name="agreement-bootstrap"),
+    path("agreement/", agreement.agreement_dashboard, name="agreement"),
+    path("agreement/bootstrap/", agreement.agreement_bootstrap, name="agreement-bootstrap"),
     path("releases/", releases.releases, name="releases"),
     path("releases/<id:number>/<str:name>", releases.release_file, name="release-file"),
     path("annotate/<id:batch_id>/feedback/", v.feedback, name="feedback"),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from .agreement import agreement_report_compute
+from .agreement.services import agreement_report_compute
 
 
 @shared_task(acks_late=True, soft_time_limit=600, time_limit=660)

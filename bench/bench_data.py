@@ -23,7 +23,7 @@ def main() -> dict:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from annotation.agreement import agreement_report
+    from annotation.agreement.selectors import agreement_report
     from annotation.releases.services import release_publish
     from annotation.importers import import_posts
     from annotation.models import Judgment, Post

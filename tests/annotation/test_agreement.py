@@ -8,7 +8,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation.agreement import alpha, bootstrap_interval, load_ratings, pair_matrix, rater_vs_rest, severity
+from annotation.agreement import alpha, bootstrap_interval, pair_matrix, rater_vs_rest, severity
+from annotation.agreement.selectors import load_ratings
 
 pytestmark = pytest.mark.django_db
 
@@ -114,3 +115,15 @@ def test_annotators_and_adjudicators_cannot_see_agreement(client, make_user, mak
     for user in (annotator, make_user("adj", role="adjudicator")):
         client.force_login(user)
         assert client.get(reverse("review:agreement")).status_code == 403
+
+
+def test_agreement_mathematics_imports_no_django():
+    """Like modeling/maam, the alpha mathematics is a library: importing it loads no Django."""
+    import subprocess
+    import sys
+
+    code = ("import sys, annotation.agreement.mathematics, annotation.agreement.figures;"
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('django', 'celery', 'rest_framework')];"
+            "print(bad); raise SystemExit(1 if bad else 0)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -12,7 +12,7 @@ import pytest
 from django.db import connections
 from django.db.models.query import QuerySet
 
-from annotation import agreement
+from annotation.agreement import mathematics as agreement_mathematics
 from annotation.importers import import_posts
 from annotation.models import AgreementReport, Post
 from annotation.tasks import agreement_bootstrap_task
@@ -162,7 +162,7 @@ def test_two_workers_racing_for_one_scoring_job_score_once(require_postgres, cou
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_racing_for_one_agreement_report_compute_once(require_postgres, make_annotators):
     report = AgreementReport.objects.create(bootstrap=20)
-    with mock.patch.object(agreement, "bootstrap_interval", wraps=agreement.bootstrap_interval) as spy:
+    with mock.patch.object(agreement_mathematics, "bootstrap_interval", wraps=agreement_mathematics.bootstrap_interval) as spy:
         race(AgreementReport, lambda: agreement_bootstrap_task(report.pk))
     report.refresh_from_db()
     assert report.status == "succeeded"

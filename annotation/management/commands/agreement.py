@@ -2,7 +2,8 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from annotation.agreement import LEVELS, agreement_report
+from annotation.agreement import LEVELS
+from annotation.agreement.selectors import agreement_report
 from annotation.models import DIMENSIONS
 
 

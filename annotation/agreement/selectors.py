@@ -1,0 +1,93 @@
+"""Agreement read from the database: the ratings, the full report, the dashboard's cached copy,
+and the bootstrap-interval reports."""
+from __future__ import annotations
+
+from django.core.cache import cache
+from django.db.models import Count, Max
+
+from core.jobs import JobStatus
+
+from ..models import DIMENSIONS, AgreementReport, AnnotatorProfile, Batch, Judgment
+from .mathematics import LEVELS, Ratings, alpha, dimension_entry, ratings_from_rows
+
+COMMUNITY_GROUPS = {True: "community member", False: "not a member", None: "unknown"}
+
+
+def load_ratings(*, batch_ids: list[int] | None = None) -> Ratings:
+    qs = Judgment.objects.all()
+    if batch_ids is not None:
+        qs = qs.filter(post__batch_id__in=batch_ids)
+    return ratings_from_rows(list(qs.values_list("annotator_id", "post_id", *DIMENSIONS)), DIMENSIONS)
+
+
+def judgments_fingerprint() -> str:
+    """Changes whenever a judgment is added, removed or revised."""
+    agg = Judgment.objects.aggregate(n=Count("id"), last=Max("updated_at"), top=Max("id"))
+    return f"{agg['n']}:{agg['top']}:{agg['last'].isoformat() if agg['last'] else ''}"
+
+
+def agreement_report(*, bootstrap: int = 0, batch_ids: list[int] | None = None, seed: int = 0,
+                     with_trend: bool = True, interval_levels: tuple[str, ...] = LEVELS) -> dict:
+    """Everything the dashboard, the data card and `manage.py agreement` show. `bootstrap` > 0
+    adds intervals."""
+    ratings = load_ratings(batch_ids=batch_ids)
+    profiles = {p.user_id: p for p in AnnotatorProfile.objects.filter(user_id__in=ratings.rater_ids)}
+    names = [profiles[r].pseudonym if r in profiles else f"user-{r}" for r in ratings.rater_ids]
+    groups: dict[str, list[int]] = {}
+    for idx, r in enumerate(ratings.rater_ids):
+        member = profiles[r].community_member if r in profiles else None
+        groups.setdefault(COMMUNITY_GROUPS[member], []).append(idx)
+    report: dict = {"n_units": len(ratings.unit_ids), "n_raters": len(ratings.rater_ids), "raters": names,
+                    "n_judgments": ratings.n_judgments,
+                    "dimensions": {dim: dimension_entry(m, names, groups, bootstrap=bootstrap, seed=seed,
+                                                        interval_levels=interval_levels)
+                                   for dim, m in ratings.matrices.items()}}
+    if with_trend and batch_ids is None:
+        trend = []
+        done: list[int] = []
+        for batch in Batch.objects.order_by("created_at", "id"):
+            done.append(batch.id)
+            sub = load_ratings(batch_ids=list(done))
+            if sub.unit_ids:
+                trend.append({"batch": batch.name, "posts": len(sub.unit_ids),
+                              **{d: alpha(sub.matrices[d]) for d in DIMENSIONS}})
+        report["trend"] = trend
+    return report
+
+
+def agreement_report_cached(*, timeout: int = 300) -> dict:
+    """The dashboard's report, recomputed only when the judgments changed (pollers share it)."""
+    key = f"agreement-report:{judgments_fingerprint()}"
+    try:
+        report = cache.get(key)
+    except Exception:  # the cache (Redis) is down: compute, do not fail the page
+        return agreement_report(bootstrap=0)
+    if report is None:
+        report = agreement_report(bootstrap=0)
+        try:
+            cache.set(key, report, timeout)
+        except Exception:
+            pass
+    return report
+
+
+def interval_report_latest() -> AgreementReport | None:
+    """The newest finished bootstrap-interval report."""
+    return AgreementReport.objects.filter(status=JobStatus.SUCCEEDED).first()
+
+
+def interval_report_pending() -> AgreementReport | None:
+    return AgreementReport.objects.filter(status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).first()
+
+
+def dashboard_report() -> dict:
+    """The cached report with the intervals of the latest finished bootstrap report merged in."""
+    report = agreement_report_cached()
+    latest = interval_report_latest()
+    if not (latest and latest.payload):
+        return report
+    merged = {**report, "dimensions": {d: dict(e) for d, e in report["dimensions"].items()}}
+    for d in DIMENSIONS:
+        if "interval" in latest.payload["dimensions"].get(d, {}):
+            merged["dimensions"][d]["interval"] = latest.payload["dimensions"][d]["interval"]
+    return merged
