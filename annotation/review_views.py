@@ -19,6 +19,7 @@ from core.predictions import latest_prediction
 
 from . import adjudication
 from .models import DIMENSIONS, Batch, FinalLabel, Judgment, WorkbenchSettings
+from .selectors import pseudonym_fallback
 
 
 @lru_cache(maxsize=1)
@@ -76,7 +77,7 @@ def adjudicate(request, post_id: int):
     rows = []
     for j in summary.judgments:
         profile = getattr(j.annotator, "annotator_profile", None)
-        name = j.annotator.username if show_names else (profile.pseudonym if profile else f"A-{j.annotator_id}")
+        name = j.annotator.username if show_names else (profile.pseudonym if profile else pseudonym_fallback(j.annotator_id))
         rows.append({"name": name, "judgment": j})
     label = summary.label
     version = label.version if label and label.provenance != "auto" else 0

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.db.models import Count, Q, QuerySet
 
-from .models import Assignment, AssignmentStatus, Batch, Judgment
+from .models import AnnotatorProfile, Assignment, AssignmentStatus, Batch, Judgment
 
 
 def batches_for_annotator(annotator) -> QuerySet[Batch]:
@@ -24,3 +24,15 @@ def batch_progress(*, annotator, batch: Batch) -> dict[str, int]:
 
 def judgments_of(annotator) -> QuerySet[Judgment]:
     return Judgment.objects.filter(annotator=annotator).select_related("post", "post__batch").order_by("-updated_at", "-id")
+
+
+def pseudonym_fallback(user_id: int) -> str:
+    """The name shown for an annotator who has no profile: never the username."""
+    return f"A-{user_id}"
+
+
+def annotator_pseudonyms(user_ids=None) -> dict[int, str]:
+    """Pseudonym per annotator id (all profiles, or those of `user_ids`); look up with
+    `.get(uid) or pseudonym_fallback(uid)`."""
+    qs = AnnotatorProfile.objects.all() if user_ids is None else AnnotatorProfile.objects.filter(user_id__in=user_ids)
+    return dict(qs.values_list("user_id", "pseudonym"))

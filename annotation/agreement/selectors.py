@@ -8,6 +8,7 @@ from django.db.models import Count, Max
 from core.jobs import JobStatus
 
 from ..models import DIMENSIONS, AgreementReport, AnnotatorProfile, Batch, Judgment
+from ..selectors import pseudonym_fallback
 from .mathematics import LEVELS, Ratings, alpha, dimension_entry, ratings_from_rows
 
 COMMUNITY_GROUPS = {True: "community member", False: "not a member", None: "unknown"}
@@ -32,7 +33,7 @@ def agreement_report(*, bootstrap: int = 0, batch_ids: list[int] | None = None, 
     adds intervals."""
     ratings = load_ratings(batch_ids=batch_ids)
     profiles = {p.user_id: p for p in AnnotatorProfile.objects.filter(user_id__in=ratings.rater_ids)}
-    names = [profiles[r].pseudonym if r in profiles else f"user-{r}" for r in ratings.rater_ids]
+    names = [profiles[r].pseudonym if r in profiles else pseudonym_fallback(r) for r in ratings.rater_ids]
     groups: dict[str, list[int]] = {}
     for idx, r in enumerate(ratings.rater_ids):
         member = profiles[r].community_member if r in profiles else None

@@ -8,7 +8,8 @@ from django.db.models import QuerySet
 
 from core.errors import Conflict, NotFound
 
-from ..models import DIMENSIONS, AnnotatorProfile, FinalLabel, Judgment, Post, Release
+from ..models import DIMENSIONS, FinalLabel, Judgment, Post, Release
+from ..selectors import annotator_pseudonyms, pseudonym_fallback
 from .files import parse_rows, post_key, sha256, split_assignment
 
 
@@ -73,9 +74,9 @@ def label_rows(*, release: Release | None, seed: int = 0) -> list[dict]:
 
 def judgment_rows() -> list[list]:
     """Every judgment as judgments.csv writes it: post key, annotator pseudonym, scores ('' = missing)."""
-    pseudonyms = dict(AnnotatorProfile.objects.values_list("user_id", "pseudonym"))
+    pseudonyms = annotator_pseudonyms()
     return [
-        [post_key(ext, sha), pseudonyms.get(uid, f"A-{uid}"), *[("" if v is None else v) for v in scores]]
+        [post_key(ext, sha), pseudonyms.get(uid) or pseudonym_fallback(uid), *[("" if v is None else v) for v in scores]]
         for ext, sha, uid, *scores in Judgment.objects.order_by("post__text_sha256", "annotator_id")
         .values_list("post__external_id", "post__text_sha256", "annotator_id", *DIMENSIONS)
     ]
