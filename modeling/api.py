@@ -10,7 +10,6 @@ from core.converters import parse_id
 from core.errors import DomainError, NotFound
 from core.permissions import IsResearcher
 
-from . import services
 from .models import Prediction, TrainingRun
 
 
@@ -47,7 +46,6 @@ class RunDetailApi(APIView):
 
     @extend_schema(responses=RunOut)
     def get(self, request, run_id: int):
-        services.runs_fail_stale()
         run = TrainingRun.objects.filter(pk=run_id).first()
         if run is None:
             raise NotFound("No such run.")

@@ -113,6 +113,7 @@ def training_run_launch(*, created_by, release_id: int | None, dimensions: list[
             raise NotFound("No such release.")
     _validate_launch(release=release, dimensions=dimensions, variants=variants, seeds=seeds, backbone=backbone)
     queue_check()
+    runs_fail_stale()  # without a beat (the embedded default), launching is when lost runs are noticed
     lexicon = lexicon_current()
     group = str(uuid.uuid4())
     with transaction.atomic():

@@ -25,6 +25,12 @@ def run_training(self, run_id: int) -> str:
     return services.training_run_execute(run_id=run_id).status
 
 
+@shared_task(acks_late=True, soft_time_limit=60, time_limit=90)
+def fail_stale_runs() -> int:
+    """Periodic (celery beat, every minute): running runs whose worker went silent are failed."""
+    return services.runs_fail_stale()
+
+
 @shared_task(base=ScoringTask, bind=True, acks_late=True, reject_on_worker_lost=True, autoretry_for=TRANSIENT_ERRORS,
              retry_backoff=5, retry_jitter=True, max_retries=3, soft_time_limit=3600, time_limit=3900)
 def run_scoring(self, job_id: int) -> str:

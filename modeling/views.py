@@ -18,7 +18,6 @@ from .models import TrainingRun
 @login_required
 def runs(request):
     require_role(request, Role.RESEARCHER)
-    services.runs_fail_stale()
     qs = TrainingRun.objects.select_related("release", "created_by")
     if request.GET.get("group"):
         qs = qs.filter(launch_group=request.GET["group"])

@@ -135,7 +135,10 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_ROUTES = {"modeling.tasks.*": {"queue": "gpu"}, "calibration.tasks.*": {"queue": "default"}}
+CELERY_TASK_ROUTES = {"modeling.tasks.fail_stale_runs": {"queue": "default"}, "modeling.tasks.*": {"queue": "gpu"},
+                      "calibration.tasks.*": {"queue": "default"}}
+# The default worker runs beat embedded (-B): the stale-run check, so no page writes on GET.
+CELERY_BEAT_SCHEDULE = {"fail-stale-runs": {"task": "modeling.tasks.fail_stale_runs", "schedule": 60.0}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 6 * 3600}
 
