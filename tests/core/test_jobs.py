@@ -198,3 +198,52 @@ def test_two_workers_racing_for_one_training_run_train_once(require_postgres, la
     run.refresh_from_db()
     assert run.status == "succeeded", run.error
     assert len(calls) == 1
+
+
+# --------------------------------------------------------------------------- the guarded run itself
+
+
+@pytest.mark.django_db
+def test_a_transient_error_puts_the_job_back_for_the_retry_and_a_real_error_fails_it():
+    from django.db import OperationalError
+
+    from core.jobs import job_run
+
+    report = AgreementReport.objects.create(bootstrap=20)
+    attempts = []
+
+    def flaky(row):
+        attempts.append(row.status)
+        if len(attempts) == 1:
+            raise OperationalError("server closed the connection unexpectedly")
+        return {"payload": {"ok": True}}
+
+    with pytest.raises(OperationalError):
+        job_run(AgreementReport, report.pk, flaky, retry_on=(OperationalError,))
+    report.refresh_from_db()
+    assert report.status == "queued" and report.finished_at is None
+    assert job_run(AgreementReport, report.pk, flaky, retry_on=(OperationalError,)).status == "succeeded"
+    assert attempts == ["running", "running"]
+
+    broken = AgreementReport.objects.create(bootstrap=20)
+    with pytest.raises(ZeroDivisionError):
+        job_run(AgreementReport, broken.pk, lambda row: 1 / 0, retry_on=(OperationalError,))
+    broken.refresh_from_db()
+    assert broken.status == "failed" and "ZeroDivisionError" in broken.error and broken.finished_at
+
+
+@pytest.mark.django_db
+def test_a_job_cancelled_while_it_works_stores_nothing(counting_model):
+    from core.jobs import job_cancel
+
+    job = scoring_job()
+    real_predict = CountingModel.predict
+
+    def cancelled_meanwhile(self, texts, tags=None, progress=None):
+        job_cancel(ScoringJob, job.pk)  # a researcher cancels while the model predicts
+        return real_predict(self, texts, tags, progress)
+
+    with mock.patch.object(CountingModel, "predict", cancelled_meanwhile):
+        modeling_services.scoring_job_execute(job_id=job.pk)
+    job.refresh_from_db()
+    assert job.status == "cancelled" and job.scored == 0 and not Prediction.objects.exists()
