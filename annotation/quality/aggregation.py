@@ -42,7 +42,7 @@ class ModelPriors:
     judgments gets sensible estimates instead of a degenerate zero-scatter or all-spam fit.
     They also anchor the scale: bias is shrunk towards 0, so the crowd's majority defines it."""
 
-    bias_sd: float = 1.0
+    bias_sd: float = 0.5
     log_scale_mean: float = math.log(0.6)
     log_scale_sd: float = 1.0
     spam_beta: tuple[float, float] = (1.0, 9.0)  # Beta(a, b) on ε_j: mean 0.1, mode 0
@@ -186,8 +186,14 @@ class _Params:
         parts = np.split(x, np.cumsum([n_annotators, n_annotators, n_annotators, n_annotators * K]))
         return cls(bias=np.clip(parts[0], *_BIAS_BOUNDS), log_scale=np.clip(parts[1], *_LOG_SCALE_BOUNDS),
                    spam=np.clip(special.expit(parts[2]), *_SPAM_BOUNDS),
-                   choices=special.softmax(parts[3].reshape(n_annotators, K), axis=1),
-                   class_prior=special.softmax(parts[4]))
+                   choices=_floored_softmax(parts[3].reshape(n_annotators, K)),
+                   class_prior=_floored_softmax(parts[4][None, :])[0])
+
+
+def _floored_softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax kept off exact zero, whose log the E-step and the prior need."""
+    probs = np.maximum(special.softmax(logits, axis=1), 1e-12)
+    return probs / probs.sum(axis=1, keepdims=True)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ class JudgmentLog:
         coerced = {
             "annotator": np.asarray(self.annotator, dtype=np.int64).reshape(-1),
             "item": np.asarray(self.item, dtype=np.int64).reshape(-1),
-            "scores": np.asarray(self.scores, dtype=float).reshape(len(np.atleast_1d(self.annotator)), -1),
+            "scores": np.asarray(self.scores, dtype=float).reshape(-1, len(self.dimensions)),
             "seconds": np.asarray(self.seconds, dtype=float).reshape(-1),
             "time": np.asarray(self.time, dtype=float).reshape(-1),
         }
@@ -60,19 +60,25 @@ class GoldSet:
 
     def __post_init__(self) -> None:
         item = np.asarray(self.item, dtype=np.int64).reshape(-1)
-        scores = np.asarray(self.scores, dtype=float).reshape(len(item), -1)
+        scores = np.asarray(self.scores, dtype=float)
+        if len(item):
+            scores = scores.reshape(len(item), -1)
+        elif scores.ndim != 2:
+            scores = np.empty((0, 0))  # no gold yet: lookup() sizes its answer itself
         if len(np.unique(item)) != len(item):
             raise ValueError("gold posts must be unique")
         object.__setattr__(self, "item", item)
         object.__setattr__(self, "scores", scores)
 
-    def lookup(self, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def lookup(self, items: np.ndarray, n_dimensions: int) -> tuple[np.ndarray, np.ndarray]:
         """(is gold, gold scores) for each of `items`; rows of non-gold posts are NaN."""
+        scores = np.full((len(items), n_dimensions), np.nan)
+        if not len(self.item):
+            return np.zeros(len(items), dtype=bool), scores
         order = np.argsort(self.item)
         sorted_items = self.item[order]
-        pos = np.clip(np.searchsorted(sorted_items, items), 0, max(len(sorted_items) - 1, 0))
-        is_gold = (sorted_items[pos] == items) if len(sorted_items) else np.zeros(len(items), dtype=bool)
-        scores = np.full((len(items), self.scores.shape[1]), np.nan)
+        pos = np.minimum(np.searchsorted(sorted_items, items), len(sorted_items) - 1)
+        is_gold = sorted_items[pos] == items
         scores[is_gold] = self.scores[order][pos[is_gold]]
         return is_gold, scores
 
@@ -175,7 +181,7 @@ def rating_matrices(log: JudgmentLog, *, exclude_items: np.ndarray | None = None
 def gold_figures(log: JudgmentLog, gold: GoldSet) -> GoldFigures:
     """MAE and within-one agreement against gold per annotator and dimension, with counts."""
     annotators, a_index = np.unique(log.annotator, return_inverse=True)
-    is_gold, truth = gold.lookup(log.item)
+    is_gold, truth = gold.lookup(log.item, len(log.dimensions))
     error = np.abs(log.scores[is_gold] - truth[is_gold])
     a_gold = a_index[is_gold]
     n_annotators, n_dims = len(annotators), len(log.dimensions)
@@ -194,7 +200,7 @@ def gold_figures(log: JudgmentLog, gold: GoldSet) -> GoldFigures:
 def gold_error_series(log: JudgmentLog, gold: GoldSet, *, window: int = 20) -> list[Series]:
     """Per annotator and dimension: MAE over the last `window` gold judgments (fewer at the
     start), one point per gold judgment, in submission order."""
-    is_gold, truth = gold.lookup(log.item)
+    is_gold, truth = gold.lookup(log.item, len(log.dimensions))
     out = []
     for annotator, rows in _rows_by_annotator(log):
         rows = rows[is_gold[rows]]
@@ -341,7 +347,7 @@ def annotator_quality(log: JudgmentLog, gold: GoldSet, *,
             recent_seconds[a_index[series.annotator]] = series.value[-1]
 
     alerts: list[Alert] = []
-    is_gold, truth = gold.lookup(log.item)
+    is_gold, truth = gold.lookup(log.item, len(log.dimensions))
     by_annotator = dict(_rows_by_annotator(log))
     for annotator, rows in by_annotator.items():
         non_gold = rows[~is_gold[rows]]
@@ -406,6 +412,6 @@ def _trailing_mean(values: np.ndarray, window: int) -> np.ndarray:
 
 def _pair_alpha(value_counts: np.ndarray, paired: np.ndarray, min_pairs: int) -> float:
     pairs = value_counts[paired]
-    if len(pairs) < max(min_pairs, 2) or np.count_nonzero(pairs.sum(axis=0)) < 2:
+    if len(pairs) < max(min_pairs, 1) or np.count_nonzero(pairs.sum(axis=0)) < 2:
         return math.nan  # too few pairs, or a single value used: α is undefined
     return float(krippendorff.alpha(value_counts=pairs, value_domain=list(SCORES), level_of_measurement="ordinal"))
