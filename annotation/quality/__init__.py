@@ -5,4 +5,6 @@ Both take plain numpy arrays so the Django side (selectors, tasks, the quality p
 can load judgments however it likes and hand them over; nothing here imports Django or Celery.
 """
 
-SCORES: tuple[int, ...] = (1, 2, 3, 4, 5)
+from annotation.agreement.mathematics import VALUE_DOMAIN
+
+SCORES: tuple[int, ...] = tuple(VALUE_DOMAIN)  # the 1-5 scale, defined once beside alpha

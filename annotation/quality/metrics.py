@@ -8,12 +8,11 @@ import enum
 import math
 from dataclasses import dataclass, field
 
-import krippendorff
 import numpy as np
 
-from . import SCORES
+from annotation.agreement.mathematics import alpha, others_mean
 
-K = len(SCORES)
+from . import SCORES
 
 
 @dataclass(frozen=True)
@@ -163,20 +162,10 @@ class QualityReport:
 def rating_matrices(log: JudgmentLog, *, exclude_items: np.ndarray | None = None
                     ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
     """(annotator ids, post ids, {dimension: annotators x posts matrix, NaN = not scored}): the
-    shape `annotation.agreement.Ratings` has and the aggregation takes. Gold posts belong in
-    `exclude_items`: they never count toward final labels."""
-    keep = np.ones(len(log.item), dtype=bool)
-    if exclude_items is not None and len(exclude_items):
-        keep &= ~np.isin(log.item, exclude_items)
-    annotators, a_index = np.unique(log.annotator[keep], return_inverse=True)
-    items, i_index = np.unique(log.item[keep], return_inverse=True)
-    matrices = {}
-    for d, dimension in enumerate(log.dimensions):
-        matrix = np.full((len(annotators), len(items)), np.nan)
-        matrix[a_index, i_index] = log.scores[keep, d]
-        matrices[dimension] = matrix
+    shape `annotation.agreement.mathematics.Ratings` has and the aggregation takes. Gold posts
+    belong in `exclude_items`: they never count toward final labels."""
+    annotators, items, matrices, _ = _matrices(log, _kept(log, exclude_items))
     return annotators, items, matrices
-
 
 def gold_figures(log: JudgmentLog, gold: GoldSet) -> GoldFigures:
     """MAE and within-one agreement against gold per annotator and dimension, with counts."""
@@ -211,22 +200,15 @@ def gold_error_series(log: JudgmentLog, gold: GoldSet, *, window: int = 20) -> l
     return out
 
 
-def rest_rounded_mean(log: JudgmentLog, rows: np.ndarray | None = None) -> np.ndarray:
+def rest_rounded_mean(log: JudgmentLog, *, exclude_items: np.ndarray | None = None) -> np.ndarray:
     """For each judgment (n, D): the other annotators' mean score on the same post, rounded with
-    halves up as `annotation.adjudication.round_half_up` does; NaN where nobody else scored.
-    `rows` restricts "the others" to those judgments (e.g. leaving gold posts out)."""
-    rows = np.arange(len(log.item)) if rows is None else rows
-    _, item_index = np.unique(log.item[rows], return_inverse=True)
-    scores = log.scores[rows]
-    present = ~np.isnan(scores)
+    halves up, exactly as `rater_vs_rest` on the agreement dashboard takes it; NaN where nobody
+    else scored, and on rows of `exclude_items` (gold posts are nobody's "rest")."""
+    rows = _kept(log, exclude_items)
+    _, _, matrices, (a_index, i_index) = _matrices(log, rows)
     out = np.full(log.scores.shape, np.nan)
-    for d in range(scores.shape[1]):
-        sums = np.bincount(item_index, weights=np.where(present[:, d], scores[:, d], 0.0))
-        counts = np.bincount(item_index, weights=present[:, d])
-        others = counts[item_index] - present[:, d]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = (sums[item_index] - np.where(present[:, d], scores[:, d], 0.0)) / others
-        out[rows, d] = np.where(others > 0, np.floor(mean + 0.5), np.nan)
+    for d, dimension in enumerate(log.dimensions):
+        out[rows, d] = np.floor(others_mean(matrices[dimension]) + 0.5)[a_index, i_index]
     return out
 
 
@@ -238,23 +220,18 @@ def rolling_alpha(log: JudgmentLog, *, window: int = 100, step: int | None = Non
     latest. NaN where fewer than `min_pairs` pairs or a single value makes α undefined. Gold posts
     belong in `exclude_items`: they never count toward agreement."""
     step = step or max(1, window // 2)
-    keep = np.ones(len(log.item), dtype=bool)
-    if exclude_items is not None and len(exclude_items):
-        keep &= ~np.isin(log.item, exclude_items)
-    rest = rest_rounded_mean(log, np.flatnonzero(keep))
+    rest = rest_rounded_mean(log, exclude_items=exclude_items)
+    keep = np.zeros(len(log.item), dtype=bool)
+    keep[_kept(log, exclude_items)] = True
     out = []
     for annotator, rows in _rows_by_annotator(log):
         rows = rows[keep[rows]]
         ends = _window_ends(len(rows), window, step)
         for d, dimension in enumerate(log.dimensions):
-            own, other = log.scores[rows, d], rest[rows, d]
-            paired = ~np.isnan(own) & ~np.isnan(other)
-            value_counts = np.zeros((len(rows), K))
-            index = np.flatnonzero(paired)
-            np.add.at(value_counts, (index, own[paired].astype(np.intp) - SCORES[0]), 1)
-            np.add.at(value_counts, (index, other[paired].astype(np.intp) - SCORES[0]), 1)
-            values = [_pair_alpha(value_counts[max(0, end - window):end], paired[max(0, end - window):end], min_pairs)
-                      for end in ends]
+            pairs = np.vstack([log.scores[rows, d], rest[rows, d]])
+            paired = np.cumsum(np.r_[0, ~np.isnan(pairs).any(axis=0)])
+            values = [_window_alpha(pairs[:, max(0, end - window):end], paired[end] - paired[max(0, end - window)],
+                                    min_pairs) for end in ends]
             out.append(Series(annotator, dimension, log.time[rows][ends - 1] if len(ends) else np.empty(0),
                               np.asarray(values, dtype=float)))
     return out
@@ -410,8 +387,27 @@ def _trailing_mean(values: np.ndarray, window: int) -> np.ndarray:
     return (cumulative[ends] - cumulative[starts]) / (ends - starts)
 
 
-def _pair_alpha(value_counts: np.ndarray, paired: np.ndarray, min_pairs: int) -> float:
-    pairs = value_counts[paired]
-    if len(pairs) < max(min_pairs, 1) or np.count_nonzero(pairs.sum(axis=0)) < 2:
-        return math.nan  # too few pairs, or a single value used: α is undefined
-    return float(krippendorff.alpha(value_counts=pairs, value_domain=list(SCORES), level_of_measurement="ordinal"))
+def _window_alpha(pairs: np.ndarray, n_pairs: int, min_pairs: int) -> float:
+    if n_pairs < max(min_pairs, 1):
+        return math.nan
+    value = alpha(pairs, "ordinal")
+    return math.nan if value is None else value  # None: a single value used, alpha is undefined
+
+
+def _kept(log: JudgmentLog, exclude_items: np.ndarray | None) -> np.ndarray:
+    """Row indices of the judgments not on `exclude_items`."""
+    if exclude_items is None or not len(exclude_items):
+        return np.arange(len(log.item))
+    return np.flatnonzero(~np.isin(log.item, exclude_items))
+
+
+def _matrices(log: JudgmentLog, rows: np.ndarray):
+    """Annotators x posts matrices over `rows`, and where each of those rows sits in them."""
+    annotators, a_index = np.unique(log.annotator[rows], return_inverse=True)
+    items, i_index = np.unique(log.item[rows], return_inverse=True)
+    matrices = {}
+    for d, dimension in enumerate(log.dimensions):
+        matrix = np.full((len(annotators), len(items)), np.nan)
+        matrix[a_index, i_index] = log.scores[rows, d]
+        matrices[dimension] = matrix
+    return annotators, items, matrices, (a_index, i_index)

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from annotation.adjudication import round_half_up
-from annotation.agreement import rater_vs_rest
+from annotation.agreement.mathematics import rater_vs_rest
 from annotation.quality import SCORES
 from annotation.quality.metrics import (
     AlertKind,
