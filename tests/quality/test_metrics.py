@@ -216,13 +216,14 @@ def test_gold_error_rising_rule():
     assert not gold_error_rising(np.r_[careful, np.zeros(10)])
     assert not gold_error_rising(np.r_[np.ones(30), drifted])  # always that bad: not *rising*
     assert not gold_error_rising(np.r_[np.zeros(5), drifted])  # not enough history
+    assert gold_error_rising(np.r_[np.zeros(5), drifted], window=10, baseline=5)
     assert not gold_error_rising(np.r_[careful, drifted], rise=1.5)
     # A noisy annotator's unlucky streak is not enough: the rise must be clear of its standard error.
     noisy_start = np.array([0, 3, 0, 3, 0, 3, 0, 3, 0, 3], dtype=float)
     noisy_recent = np.array([0, 4, 1, 3, 0, 4, 0, 4, 1, 4], dtype=float)
     assert noisy_recent.mean() - noisy_start.mean() >= 0.5
-    assert not gold_error_rising(np.r_[noisy_start, noisy_recent])
-    assert gold_error_rising(np.r_[noisy_start, noisy_recent], min_z=0.0)
+    assert not gold_error_rising(np.r_[noisy_start, noisy_recent], window=10, baseline=10)
+    assert gold_error_rising(np.r_[noisy_start, noisy_recent], window=10, baseline=10, min_z=0.0)
 
 
 def test_report_alerts_carry_values_thresholds_and_the_window():
