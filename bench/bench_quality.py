@@ -5,7 +5,10 @@ dimensions (issue 12, target <= 5 s), on the simulated crowd of annotation/quali
 Times the pure core only (annotation/quality/, no database): gold figures, rolling alpha against
 the rest, gold error and speed series, alerts, and the ordinal aggregation of every dimension.
 
-    python bench/bench_quality.py [--repeat 3]
+    python bench/bench_quality.py [--repeat 3] [--compare]
+
+--compare also scores the aggregation against majority vote and a plain (nominal, full
+confusion matrix) Dawid-Skene on crowds of different sparsity: docs/quality.md's table.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ GOLD = 406  # 5% of the dataset, on top of it
 def main() -> dict:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3, help="runs; the best is reported")
+    parser.add_argument("--compare", action="store_true", help="also compare aggregation methods (slow)")
     args = parser.parse_args()
 
     from annotation.quality.aggregation import aggregate_dimensions, rounded_mean_labels
@@ -62,7 +66,65 @@ def main() -> dict:
     }
     print(json.dumps(results, indent=1))
     _figure(results)
+    if args.compare:
+        results["comparison"] = compare_methods()
     return results
+
+
+def compare_methods(repeats: int = 3, seed: int = 0) -> list[dict]:
+    """Accuracy and MAE against the truth, one dimension (explicit), averaged over `repeats`
+    crowds: every post gets 6 annotators drawn from a pool of the six simulated kinds."""
+    from annotation.quality.aggregation import aggregate_ordinal, rounded_mean_labels
+    from annotation.quality.simulation import CROWD, TRUE_SCORE_SHARES
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n_posts, pool in ((8120, 6), (8120, 60), (2000, 60), (500, 30), (300, 60)):
+        scores: dict[str, list[tuple[float, float]]] = {}
+        for _ in range(repeats):
+            truth = rng.choice(5, n_posts, p=TRUE_SCORE_SHARES["explicit"]) + 1.0
+            matrix = np.full((pool, n_posts), np.nan)
+            assigned = np.array([rng.choice(pool, 6, replace=False) for _ in range(n_posts)])
+            for j in range(pool):
+                posts = np.flatnonzero((assigned == j).any(axis=1))
+                if len(posts):
+                    progress = np.arange(len(posts)) / len(posts)
+                    matrix[j, posts] = CROWD[j % len(CROWD)].respond(truth[posts, None], progress, rng)[:, 0]
+            labels = {"rounded_mean": rounded_mean_labels(matrix), "majority_vote": _majority_vote(matrix),
+                      "dawid_skene_nominal": _dawid_skene_nominal(matrix),
+                      "ordinal_model": aggregate_ordinal(matrix).label}
+            for method, label in labels.items():
+                scores.setdefault(method, []).append(((label == truth).mean(), np.abs(label - truth).mean()))
+        row = {"posts": n_posts, "annotator_pool": pool, "judgments_per_annotator": 6 * n_posts // pool}
+        row.update({m: {"accuracy": round(float(np.mean([a for a, _ in v])), 3),
+                        "mae": round(float(np.mean([e for _, e in v])), 3)} for m, v in scores.items()})
+        rows.append(row)
+        print(json.dumps(row))
+    return rows
+
+
+def _majority_vote(matrix: np.ndarray) -> np.ndarray:
+    counts = np.stack([(matrix == v).sum(axis=0) for v in range(1, 6)], axis=1)
+    return counts.argmax(axis=1) + 1.0  # ties to the lower score
+
+
+def _dawid_skene_nominal(matrix: np.ndarray, iterations: int = 100) -> np.ndarray:
+    """Reference: Dawid & Skene (1979), a free 5x5 confusion matrix per annotator, majority-vote
+    start, light smoothing: the classic model crowd-kit's DawidSkene implements."""
+    observed = ~np.isnan(matrix)
+    votes = np.zeros((*matrix.shape, 5))
+    j, i = np.nonzero(observed)
+    votes[j, i, (matrix[j, i] - 1).astype(int)] = 1
+    posterior = votes.sum(axis=0) + 1e-9
+    posterior /= posterior.sum(axis=1, keepdims=True)
+    for _ in range(iterations):
+        prior = posterior.mean(axis=0)
+        confusion = np.einsum("iz,jik->jzk", posterior, votes) + 0.01
+        confusion /= confusion.sum(axis=2, keepdims=True)
+        log_post = np.log(prior) + np.einsum("jik,jzk->iz", votes, np.log(confusion))
+        posterior = np.exp(log_post - log_post.max(axis=1, keepdims=True))
+        posterior /= posterior.sum(axis=1, keepdims=True)
+    return posterior.argmax(axis=1) + 1.0
 
 
 def _figure(results: dict) -> None:
