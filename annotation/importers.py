@@ -263,9 +263,19 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
 JUDGMENT_HEADER = ["post", "annotator", *DIMENSIONS]
 
 
-def import_judgments(data: bytes) -> dict[str, int]:
-    """Long CSV post,annotator,explicit,implicit,emotional (empty cell = missing). Creates
-    annotator accounts and posts (by external id) as needed; all-or-nothing."""
+def _post_lookup(keys: set[str]) -> dict[str, Post]:
+    """Posts by external id, else by (cleaned) text, for the keys of a judgments file."""
+    by_id = {p.external_id: p for p in Post.objects.filter(external_id__in=keys)}
+    digests = {sha256_text(clean_text(k)): k for k in keys - set(by_id)}
+    by_text = {digests[p.text_sha256]: p for p in Post.objects.filter(text_sha256__in=list(digests))}
+    return {**by_text, **by_id}
+
+
+def import_judgments(data: bytes, *, create_missing_posts: bool = False) -> dict[str, int]:
+    """Long CSV post,annotator,explicit,implicit,emotional (empty cell = missing); `post` is a
+    post's external id or its text. A key that matches no post is a problem on its line unless
+    `create_missing_posts` (a post whose id and text are the key is created). Creates annotator
+    accounts as needed; all-or-nothing."""
     text, _, problems = decode_bytes(data)
     if problems:
         raise ImportFailed(problems)
@@ -297,6 +307,11 @@ def import_judgments(data: bytes) -> dict[str, int]:
         if (post_key, annotator) in seen:
             problems.append(ImportProblem(line, f"duplicate judgment (first on line {seen[(post_key, annotator)]})"))
         seen.setdefault((post_key, annotator), line)
+    posts = _post_lookup({r[1] for r in rows})
+    if not create_missing_posts:
+        problems += [ImportProblem(line, f"no post has the id or text {post_key[:80]!r} "
+                                         "(import the posts first, or pass --create-missing-posts)")
+                     for line, post_key, _, _ in rows if post_key not in posts]
     if problems:
         raise ImportFailed(sorted(problems, key=lambda p: p.line))
 
@@ -304,18 +319,12 @@ def import_judgments(data: bytes) -> dict[str, int]:
         users = {}
         for name in sorted({r[2] for r in rows}):
             users[name] = annotator_ensure(username=name)
-        posts = {}
         created_posts = 0
         for _, post_key, _, _ in rows:
-            if post_key in posts:
-                continue
-            post = Post.objects.filter(external_id=post_key).first() or Post.objects.filter(
-                text_sha256=sha256_text(clean_text(post_key))).first()
-            if post is None:
-                post = Post.objects.create(external_id=post_key, text=post_key, raw_text=post_key,
-                                           text_sha256=sha256_text(post_key))
+            if post_key not in posts:  # only with create_missing_posts: the user asked for it
+                posts[post_key] = Post.objects.create(external_id=post_key, text=post_key, raw_text=post_key,
+                                                      text_sha256=sha256_text(post_key))
                 created_posts += 1
-            posts[post_key] = post
         existing = set(Judgment.objects.filter(post__in=posts.values(), annotator__in=users.values())
                        .values_list("post_id", "annotator_id"))
         clashes = [line for line, pk, an, _ in rows if (posts[pk].id, users[an].id) in existing]

@@ -98,9 +98,10 @@ class Prediction(models.Model):
 
     post = models.ForeignKey("annotation.Post", on_delete=models.CASCADE, related_name="predictions")
     run = models.ForeignKey(TrainingRun, on_delete=models.CASCADE, related_name="predictions")
-    explicit = models.PositiveSmallIntegerField()
-    implicit = models.PositiveSmallIntegerField()
-    emotional = models.PositiveSmallIntegerField()
+    # NULL where the run did not train that dimension: no prediction, never a made-up 0.
+    explicit = models.PositiveSmallIntegerField(null=True, blank=True)
+    implicit = models.PositiveSmallIntegerField(null=True, blank=True)
+    emotional = models.PositiveSmallIntegerField(null=True, blank=True)
     probabilities = models.JSONField(help_text="{dimension: {before: [p1..p5], after: [p1..p5]}}")
     cis_state = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -11,9 +11,9 @@ from .models import JobStatus, Prediction, TrainingRun
 @dataclass
 class PredictionView:
     run_label: str
-    explicit: int
-    implicit: int
-    emotional: int
+    explicit: int | None  # None: the run did not train this dimension
+    implicit: int | None
+    emotional: int | None
     probabilities: dict
 
 

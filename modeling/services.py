@@ -326,8 +326,8 @@ def _score(job: ScoringJob) -> JobDone:
                 probs[d] = {"before": [round(float(v), 6) for v in before], "after": [round(float(v), 6) for v in after]}
                 labels[d] = int(np.argmax(after)) + 1
         states = next((predictions[d]["states"] for d in predictions if predictions[d]["states"]), None)
-        rows.append(Prediction(post=post, run=job.run, explicit=labels.get("explicit", 0) or 0,
-                               implicit=labels.get("implicit", 0) or 0, emotional=labels.get("emotional", 0) or 0,
+        rows.append(Prediction(post=post, run=job.run, explicit=labels.get("explicit"),
+                               implicit=labels.get("implicit"), emotional=labels.get("emotional"),
                                probabilities=probs, cis_state=states[i].as_dict() if states else None))
 
     def replace_predictions() -> None:

@@ -34,7 +34,7 @@ def worked_example_csv(tmp_path):
 
 
 def test_worked_example_reproduces_published_values(tmp_path, capsys):
-    call_command("import_judgments", str(worked_example_csv(tmp_path)))
+    call_command("import_judgments", str(worked_example_csv(tmp_path)), "--create-missing-posts")
     assert "Imported 41 judgments by 4 annotators (12 new posts)" in capsys.readouterr().out
     call_command("agreement", "--json")
     report = json.loads(capsys.readouterr().out)
@@ -55,10 +55,24 @@ def test_import_judgments_is_all_or_nothing(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("post,annotator,explicit,implicit,emotional\np1,a1,1,2,3\np1,a1,1,2,3\np2,a2,9,,\n")
     with pytest.raises(ImportFailed) as info:
-        import_judgments(bad.read_bytes())
+        import_judgments(bad.read_bytes(), create_missing_posts=True)
     assert [str(p) for p in info.value.problems] == [
         "line 3: duplicate judgment (first on line 2)", "line 4: explicit must be between 1 and 5, got 9"]
     assert Judgment.objects.count() == 0
+
+
+def test_the_judgment_count_counts_judgments_not_one_dimensions_values(make_annotators, make_batch, capsys):
+    """Three judgments, one of them without an explicit score: the report says 3, not 2."""
+    from annotation.models import Judgment
+
+    a1, a2 = make_annotators(2)
+    p1, p2 = make_batch(n_posts=2, annotators=[a1, a2]).posts.order_by("id")
+    Judgment.objects.create(post=p1, annotator=a1, explicit=1, implicit=2, emotional=3)
+    Judgment.objects.create(post=p1, annotator=a2, explicit=None, implicit=2, emotional=2)
+    Judgment.objects.create(post=p2, annotator=a1, explicit=3, implicit=3, emotional=None)
+    call_command("agreement", "--json")
+    report = json.loads(capsys.readouterr().out)
+    assert report["n_judgments"] == 3 and report["n_units"] == 2 and report["n_raters"] == 2
 
 
 def test_bootstrap_interval_brackets_the_estimate():
@@ -95,7 +109,7 @@ def test_load_ratings_shape(make_annotators, make_batch):
 
 
 def test_dashboard_renders_plotly_from_the_package(client, make_user, tmp_path, django_capture_on_commit_callbacks):
-    call_command("import_judgments", str(worked_example_csv(tmp_path)))
+    call_command("import_judgments", str(worked_example_csv(tmp_path)), "--create-missing-posts")
     client.force_login(make_user("res", role="researcher"))
     page = client.get(reverse("review:agreement"))
     assert page.status_code == 200

@@ -141,3 +141,37 @@ def test_command_exit_code_and_messages(tmp_path, capsys):
     good.write_text("Sentences,Explicit,Implicit,Emotional\n帖子,3,1,1\n", encoding="utf-8")
     call_command("import_posts", str(good), "--with-labels")
     assert FinalLabel.objects.get().explicit == 3
+
+
+def test_import_judgments_refuses_posts_it_does_not_know(tmp_path):
+    """An unknown post key is a per-line error: the importer never invents a post whose text is the key."""
+    from annotation.importers import import_judgments
+    from annotation.models import Judgment
+
+    import_posts("Sentences\n我支持同性婚姻\n".encode())
+    known = Post.objects.get()
+    data = ("post,annotator,explicit,implicit,emotional\n"
+            f"{known.text},a1,1,2,3\nno-such-post,a1,2,2,2\nanother-unknown,a2,3,3,3\n").encode()
+    with pytest.raises(ImportFailed) as info:
+        import_judgments(data)
+    assert [str(p) for p in info.value.problems] == [
+        "line 3: no post has the id or text 'no-such-post' (import the posts first, or pass --create-missing-posts)",
+        "line 4: no post has the id or text 'another-unknown' (import the posts first, or pass --create-missing-posts)",
+    ]
+    assert Post.objects.count() == 1 and Judgment.objects.count() == 0
+    with pytest.raises(CommandError):
+        path = tmp_path / "j.csv"
+        path.write_bytes(data)
+        call_command("import_judgments", str(path))
+    assert Post.objects.count() == 1 and Judgment.objects.count() == 0
+
+
+def test_import_judgments_creates_missing_posts_only_when_asked(tmp_path, capsys):
+    from annotation.models import Judgment
+
+    path = tmp_path / "j.csv"
+    path.write_text("post,annotator,explicit,implicit,emotional\nu1,a1,1,2,3\nu1,a2,2,2,2\nu2,a1,3,,3\n")
+    call_command("import_judgments", str(path), "--create-missing-posts")
+    assert "Imported 3 judgments by 2 annotators (2 new posts)" in capsys.readouterr().out
+    assert sorted(Post.objects.values_list("external_id", flat=True)) == ["u1", "u2"]
+    assert Judgment.objects.count() == 3

@@ -61,6 +61,25 @@ def test_scoring_stores_and_replaces_predictions(labelled_release, client, make_
     assert client.get(reverse("review:adjudicate", args=[post.pk])).status_code == 403
 
 
+def test_scoring_stores_nothing_for_a_dimension_the_run_did_not_train(labelled_release, client, make_user):
+    """A run trained on explicit bias only predicts explicit bias: the other two are missing, not 0."""
+    (run,) = launch(labelled_release, variants=["baseline"], dimensions=["explicit"])
+    services.scoring_job_launch(created_by=None, run_id=run.pk)
+    post = Post.objects.first()
+    prediction = Prediction.objects.get(post=post, run=run)
+    assert prediction.explicit in range(1, 6)
+    assert (prediction.implicit, prediction.emotional) == (None, None)
+    assert set(prediction.probabilities) == {"explicit"}
+    client.force_login(make_user("adj", role="adjudicator"))
+    body = client.get(reverse("review:adjudicate", args=[post.pk])).content.decode()
+    row = body[body.index('<tr class="prediction">'):]
+    row = row[:row.index("</tr>")]
+    assert f"<td>{prediction.explicit}</td>" in row and row.count("<td>—</td>") == 2 and "<td>0</td>" not in row
+    client.force_login(make_user("res", role="researcher"))
+    api = client.get(reverse("api:api-predictions") + f"?post={post.pk}").json()
+    assert [(p["explicit"], p["implicit"], p["emotional"]) for p in api] == [(prediction.explicit, None, None)]
+
+
 def test_scoring_an_uploaded_file(labelled_release, tmp_path):
     (run,) = launch(labelled_release, variants=["baseline"])
     job = services.scoring_job_launch(created_by=None, run_id=run.pk, scope="upload",

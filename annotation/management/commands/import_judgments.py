@@ -10,13 +10,16 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("file")
+        parser.add_argument("--create-missing-posts", action="store_true",
+                            help="create a post (id and text = the key) for each post key that matches no post; "
+                                 "without it an unknown key is an error on its line")
 
     def handle(self, *args, **opts):
         path = Path(opts["file"])
         if not path.is_file():
             raise CommandError(f"No such file: {path}")
         try:
-            result = import_judgments(path.read_bytes())
+            result = import_judgments(path.read_bytes(), create_missing_posts=opts["create_missing_posts"])
         except ImportFailed as exc:
             for problem in exc.problems:
                 self.stderr.write(str(problem))
