@@ -8,7 +8,7 @@ from django.db import transaction
 
 from core.permissions import Role, role_groups_ensure
 
-from .importers import sha256_text
+from .importing.parsers import sha256_text
 from .models import Batch, Judgment, Post
 from .services import annotator_ensure
 

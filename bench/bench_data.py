@@ -25,7 +25,7 @@ def main() -> dict:
 
     from annotation.agreement.selectors import agreement_report
     from annotation.releases.services import release_publish
-    from annotation.importers import import_posts
+    from annotation.importing.services import import_posts
     from annotation.models import Judgment, Post
     from annotation.services import annotator_ensure
     from core.permissions import role_groups_ensure

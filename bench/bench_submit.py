@@ -33,7 +33,7 @@ def main() -> dict:
 
     from rest_framework.authtoken.models import Token
 
-    from annotation.importers import import_posts
+    from annotation.importing.services import import_posts
     from annotation.models import Batch, Judgment
     from annotation.services import annotator_ensure
     from bench_common_posts import posts_csv

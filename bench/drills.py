@@ -52,7 +52,7 @@ def drill_redis() -> None:
     from rest_framework.authtoken.models import Token
 
     from annotation.releases.services import release_publish
-    from annotation.importers import import_posts
+    from annotation.importing.services import import_posts
     from annotation.models import Batch
     from annotation.services import annotator_ensure
     from chlgbt_site.celery import app

@@ -85,7 +85,7 @@ def main() -> dict:
 
     from django.contrib.auth.models import Group
 
-    from annotation.importers import import_posts
+    from annotation.importing.services import import_posts
     from annotation.models import Batch, Judgment
     from annotation.services import annotator_ensure
     from core.permissions import role_groups_ensure

@@ -30,7 +30,7 @@ def prepare() -> dict:
 
     from annotation.adjudication import final_labels_refresh
     from annotation.releases.services import release_publish
-    from annotation.importers import import_posts
+    from annotation.importing.services import import_posts
     from annotation.models import Batch, Post
     from modeling import services
 

@@ -84,7 +84,7 @@ def make_user(db, roles):
 
 @pytest.fixture
 def make_batch(db):
-    from annotation.importers import sha256_text
+    from annotation.importing.parsers import sha256_text
     from annotation.models import Batch, Post
 
     def make(n_posts: int = 10, k: int = 6, name: str = "b1", annotators=(), timeout: int = 30):

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from django.urls import reverse
 
-from annotation.importers import ImportFailed, import_judgments, import_posts
+from annotation.importing.services import ImportFailed, import_judgments, import_posts
 from annotation.models import FinalLabel, Judgment, Post
 
 pytestmark = pytest.mark.django_db

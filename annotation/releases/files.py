@@ -10,8 +10,8 @@ from collections import Counter
 import numpy as np
 
 from ..agreement import LEVELS
-from ..cleaning import CLEANING_STEPS
-from ..importers import CHLGBT_HEADER
+from ..importing.cleaning import CLEANING_STEPS
+from ..importing.parsers import CHLGBT_HEADER
 from ..models import DIMENSIONS
 
 LICENCE = "CC BY-NC-SA 4.0"

@@ -49,7 +49,7 @@ def test_worked_example_reproduces_published_values(tmp_path, capsys):
 
 
 def test_import_judgments_is_all_or_nothing(tmp_path):
-    from annotation.importers import ImportFailed, import_judgments
+    from annotation.importing.services import ImportFailed, import_judgments
     from annotation.models import Judgment
 
     bad = tmp_path / "bad.csv"

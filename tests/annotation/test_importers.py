@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.importers import ImportFailed, import_posts
+from annotation.importing.services import ImportFailed, import_posts
 from annotation.models import FinalLabel, Post, Provenance
 
 pytestmark = pytest.mark.django_db
@@ -145,7 +145,7 @@ def test_command_exit_code_and_messages(tmp_path, capsys):
 
 def test_import_judgments_refuses_posts_it_does_not_know(tmp_path):
     """An unknown post key is a per-line error: the importer never invents a post whose text is the key."""
-    from annotation.importers import import_judgments
+    from annotation.importing.services import import_judgments
     from annotation.models import Judgment
 
     import_posts("Sentences\n我支持同性婚姻\n".encode())

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.db import DatabaseError, connection, connections, transaction
 from django.urls import reverse
 
-from annotation.importers import import_posts
+from annotation.importing.services import import_posts
 from annotation.models import FinalLabel, Post, Release
 from core.errors import DomainError
 

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from annotation.releases.services import release_publish
-from annotation.importers import import_posts
+from annotation.importing.services import import_posts
 from annotation.models import FinalLabel, Judgment, Post, Release
 from core.errors import DomainError
 

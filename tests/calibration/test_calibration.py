@@ -9,7 +9,7 @@ import plotly.io as pio
 import pytest
 from django.urls import reverse
 
-from annotation.importers import import_posts
+from annotation.importing.services import import_posts
 from annotation.models import DIMENSIONS, Post
 from calibration import figures, services
 from calibration.models import PriorSnapshot

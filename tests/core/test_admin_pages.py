@@ -5,7 +5,7 @@ import pytest
 from django.contrib import admin
 from django.urls import reverse
 
-from annotation.importers import import_posts
+from annotation.importing.services import import_posts
 from annotation.models import AgreementReport
 from calibration.models import RebuildRequest
 from modeling.models import ScoringJob, TrainingRun

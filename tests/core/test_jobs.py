@@ -13,7 +13,7 @@ from django.db import connections
 from django.db.models.query import QuerySet
 
 from annotation.agreement import mathematics as agreement_mathematics
-from annotation.importers import import_posts
+from annotation.importing.services import import_posts
 from annotation.models import AgreementReport, Post
 from annotation.tasks import agreement_bootstrap_task
 from calibration import services as calibration_services

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.releases.services import release_publish
-from annotation.importers import import_posts
+from annotation.importing.services import import_posts
 from annotation.models import Post
 from calibration.models import PriorSnapshot
 from modeling import services

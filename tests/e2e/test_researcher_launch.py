@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from annotation.importers import import_posts
+from annotation.importing.services import import_posts
 from modeling.models import TrainingRun
 from tests.modeling.conftest import synthetic_csv
 from tests.modeling.test_celery_worker import worker  # noqa: F401  (fixture)

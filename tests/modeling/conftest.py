@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from annotation.importers import import_posts
+from annotation.importing.services import import_posts
 
 POS = ["支持平等", "尊重他们", "祝福幸福", "理解包容", "加油勇敢"]
 NEG = ["真恶心", "变态滚开", "有病要治", "丢人现眼", "不正常的人"]

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import connection
 from django.urls import reverse
 
-from annotation.importers import import_posts
+from annotation.importing.services import import_posts
 from modeling import services
 from modeling.maam.train import MAAMModel
 from modeling.models import Prediction, ScoringJob, TrainingRun

@@ -104,7 +104,7 @@ def test_bad_parameters_are_refused_at_launch(labelled_release, kwargs, message)
 
 def test_single_class_dimension_and_empty_split_refused(db, settings, tmp_path):
     from annotation.releases.services import release_publish
-    from annotation.importers import import_posts
+    from annotation.importing.services import import_posts
 
     settings.MEDIA_ROOT = str(tmp_path)
     rows = "".join(f"帖子{i},3,{1 + i % 2},2\n" for i in range(30))

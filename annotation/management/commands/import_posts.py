@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.importers import ImportFailed, import_posts
+from annotation.importing.services import ImportFailed, import_posts
 
 
 class Command(BaseCommand):

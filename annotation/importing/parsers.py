@@ -1,28 +1,21 @@
-"""One importer for posts (CSV in ChLGBT's format, or JSONL) and one for long-format judgments.
-
-Both are all-or-nothing: parsing collects every problem with its line number first, and only a
-file without problems is written, inside one transaction. The command line, the upload page and
-the admin all call these functions.
-"""
+"""Reading post and judgment files: decoding (UTF-8 with or without BOM, GB18030), ChLGBT's CSV
+format, JSONL and the long judgments CSV. Pure parsing: every problem is collected with its line
+number, nothing touches the database."""
 from __future__ import annotations
 
 import csv
 import hashlib
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from django.conf import settings
-from django.db import transaction
-
+from ..models import DIMENSIONS
+from ..scores import score_from_text
 from .cleaning import clean_text
-from .models import DIMENSIONS, Batch, FinalLabel, Judgment, Post, Provenance
-from .services import annotator_ensure
 
 CHLGBT_HEADER = ["Sentences", "Explicit", "Implicit", "Emotional"]
 MAX_TEXT_CHARS = 10_000
 csv.field_size_limit(MAX_TEXT_CHARS * 8)  # beyond this the csv module itself refuses the row
-
 
 @dataclass
 class ImportProblem:
@@ -48,15 +41,6 @@ class ParsedPost:
     text: str
     labels: dict[str, int] | None
     external_id: str | None = None
-
-
-@dataclass
-class ImportResult:
-    created: int
-    labelled: int
-    batch: str | None
-    encoding: str
-    warnings: list[str] = field(default_factory=list)
 
 
 def decode_bytes(data: bytes) -> tuple[str, str, list[ImportProblem]]:
@@ -97,16 +81,10 @@ def decode_bytes(data: bytes) -> tuple[str, str, list[ImportProblem]]:
 
 
 def _parse_label(value: str, column: str, line: int, problems: list[ImportProblem]) -> int | None:
-    value = value.strip()
-    try:
-        number = int(value)
-    except ValueError:
-        problems.append(ImportProblem(line, f"{column} must be an integer 1-5, got {value[:20]!r}"))
-        return None
-    if number not in range(1, 6):
-        problems.append(ImportProblem(line, f"{column} must be between 1 and 5, got {number}"))
-        return None
-    return number
+    score, reason = score_from_text(value, column)
+    if reason:
+        problems.append(ImportProblem(line, reason))
+    return score
 
 
 def _make_post(line: int, raw: str, label_cells: list[str] | None, problems: list[ImportProblem],
@@ -197,94 +175,32 @@ def parse_posts_jsonl(text: str) -> tuple[list[ParsedPost], list[ImportProblem]]
 
 
 def sha256_text(text: str) -> str:
+    """A post's identity: the hash of its cleaned text (duplicates are refused on it)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
-                 batch_name: str | None = None) -> ImportResult:
-    """Parse, validate and write posts; raise ImportFailed (writing nothing) on any problem."""
-    if len(data) > settings.IMPORT_MAX_BYTES:
-        raise ImportFailed([ImportProblem(0, f"file is {len(data):,} bytes; the limit is {settings.IMPORT_MAX_BYTES:,}")])
-    text, encoding, problems = decode_bytes(data)
-    if problems:
-        raise ImportFailed(problems)
-    stripped = text.lstrip()
-    is_jsonl = filename.lower().endswith((".jsonl", ".ndjson")) or stripped.startswith("{")
-    posts, problems = parse_posts_jsonl(text) if is_jsonl else parse_posts_csv(text)
-
-    seen: dict[str, int] = {}
-    for post in posts:
-        digest = sha256_text(post.text)
-        if digest in seen:
-            problems.append(ImportProblem(post.line, f"duplicate of line {seen[digest]} (same text after cleaning)"))
-        else:
-            seen[digest] = post.line
-    existing = set(
-        Post.objects.filter(text_sha256__in=list(seen)).values_list("text_sha256", flat=True)
-    ) if seen else set()
-    for post in posts:
-        if sha256_text(post.text) in existing and seen.get(sha256_text(post.text)) == post.line:
-            problems.append(ImportProblem(post.line, "duplicate of a post already in the database"))
-    ids = [p.external_id for p in posts if p.external_id]
-    if ids:
-        taken = set(Post.objects.filter(external_id__in=ids).values_list("external_id", flat=True))
-        problems += [ImportProblem(p.line, f"id {p.external_id!r} already exists") for p in posts if p.external_id in taken]
-    if with_labels:
-        problems += [ImportProblem(p.line, "--with-labels needs labels on every row") for p in posts if p.labels is None]
-    if problems:
-        raise ImportFailed(sorted(problems, key=lambda p: p.line))
-
-    with transaction.atomic():
-        batch = None
-        if batch_name:
-            batch, _ = Batch.objects.get_or_create(
-                name=batch_name,
-                defaults={"annotators_per_post": settings.ANNOTATORS_PER_POST,
-                          "assignment_timeout_minutes": settings.ASSIGNMENT_TIMEOUT_MINUTES},
-            )
-            if batch.is_locked:
-                raise ImportFailed([ImportProblem(0, f"batch {batch_name!r} is locked; choose another batch")])
-        created = Post.objects.bulk_create(
-            [Post(external_id=p.external_id, text=p.text, text_sha256=sha256_text(p.text), raw_text=p.raw_text,
-                  batch=batch) for p in posts],
-            batch_size=2000,
-        )
-        labelled = 0
-        if with_labels:
-            FinalLabel.objects.bulk_create(
-                [FinalLabel(post=obj, provenance=Provenance.IMPORTED, **p.labels)  # type: ignore[arg-type]
-                 for obj, p in zip(created, posts)],
-                batch_size=2000,
-            )
-            labelled = len(created)
-    return ImportResult(created=len(created), labelled=labelled, batch=batch_name, encoding=encoding)
 
 
 JUDGMENT_HEADER = ["post", "annotator", *DIMENSIONS]
 
 
-def _post_lookup(keys: set[str]) -> dict[str, Post]:
-    """Posts by external id, else by (cleaned) text, for the keys of a judgments file."""
-    by_id = {p.external_id: p for p in Post.objects.filter(external_id__in=keys)}
-    digests = {sha256_text(clean_text(k)): k for k in keys - set(by_id)}
-    by_text = {digests[p.text_sha256]: p for p in Post.objects.filter(text_sha256__in=list(digests))}
-    return {**by_text, **by_id}
+@dataclass
+class ParsedJudgment:
+    line: int
+    post_key: str
+    annotator: str
+    scores: dict[str, int | None]
 
 
-def import_judgments(data: bytes, *, create_missing_posts: bool = False) -> dict[str, int]:
-    """Long CSV post,annotator,explicit,implicit,emotional (empty cell = missing); `post` is a
-    post's external id or its text. A key that matches no post is a problem on its line unless
-    `create_missing_posts` (a post whose id and text are the key is created). Creates annotator
-    accounts as needed; all-or-nothing."""
+def parse_judgments_csv(data: bytes) -> tuple[list[ParsedJudgment], list[ImportProblem]]:
+    """Long CSV post,annotator,explicit,implicit,emotional; an empty cell is a missing score."""
     text, _, problems = decode_bytes(data)
     if problems:
-        raise ImportFailed(problems)
+        return [], problems
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    rows: list[tuple[int, str, str, dict[str, int | None]]] = []
+    rows: list[ParsedJudgment] = []
     try:
         header = next(reader, None)
         if header is None or [h.strip().lower() for h in header] != JUDGMENT_HEADER:
-            raise ImportFailed([ImportProblem(1, f"header must be {','.join(JUDGMENT_HEADER)}")])
+            return [], [ImportProblem(1, f"header must be {','.join(JUDGMENT_HEADER)}")]
         for row in reader:
             line = reader.line_num
             if not row:
@@ -299,41 +215,12 @@ def import_judgments(data: bytes, *, create_missing_posts: bool = False) -> dict
             scores: dict[str, int | None] = {}
             for dim, cell in zip(DIMENSIONS, row[2:]):
                 scores[dim] = None if not cell.strip() else _parse_label(cell, dim, line, problems)
-            rows.append((line, post_key, annotator, scores))
+            rows.append(ParsedJudgment(line, post_key, annotator, scores))
     except csv.Error as exc:
         problems.append(ImportProblem(reader.line_num, f"malformed CSV ({exc})"))
     seen: dict[tuple[str, str], int] = {}
-    for line, post_key, annotator, _ in rows:
-        if (post_key, annotator) in seen:
-            problems.append(ImportProblem(line, f"duplicate judgment (first on line {seen[(post_key, annotator)]})"))
-        seen.setdefault((post_key, annotator), line)
-    posts = _post_lookup({r[1] for r in rows})
-    if not create_missing_posts:
-        problems += [ImportProblem(line, f"no post has the id or text {post_key[:80]!r} "
-                                         "(import the posts first, or pass --create-missing-posts)")
-                     for line, post_key, _, _ in rows if post_key not in posts]
-    if problems:
-        raise ImportFailed(sorted(problems, key=lambda p: p.line))
-
-    with transaction.atomic():
-        users = {}
-        for name in sorted({r[2] for r in rows}):
-            users[name] = annotator_ensure(username=name)
-        created_posts = 0
-        for _, post_key, _, _ in rows:
-            if post_key not in posts:  # only with create_missing_posts: the user asked for it
-                posts[post_key] = Post.objects.create(external_id=post_key, text=post_key, raw_text=post_key,
-                                                      text_sha256=sha256_text(post_key))
-                created_posts += 1
-        existing = set(Judgment.objects.filter(post__in=posts.values(), annotator__in=users.values())
-                       .values_list("post_id", "annotator_id"))
-        clashes = [line for line, pk, an, _ in rows if (posts[pk].id, users[an].id) in existing]
-        if clashes:
-            transaction.set_rollback(True)
-            raise ImportFailed([ImportProblem(line, "a judgment for this post and annotator already exists")
-                                for line in clashes])
-        Judgment.objects.bulk_create(
-            [Judgment(post=posts[pk], annotator=users[an], **scores) for _, pk, an, scores in rows],
-            batch_size=5000,
-        )
-    return {"judgments": len(rows), "annotators": len(users), "posts_created": created_posts}
+    for parsed in rows:
+        first = seen.setdefault((parsed.post_key, parsed.annotator), parsed.line)
+        if first != parsed.line:
+            problems.append(ImportProblem(parsed.line, f"duplicate judgment (first on line {first})"))
+    return rows, problems

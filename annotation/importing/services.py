@@ -1,0 +1,137 @@
+"""Importing posts and judgments: the one code path the upload page, the admin and the command
+line share. All-or-nothing: a file is parsed and checked against the database first (every
+problem with its line number), and only a file without problems is written, in one transaction."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+
+from ..models import Batch, FinalLabel, Judgment, Post, Provenance
+from ..services import annotator_ensure
+from .cleaning import clean_text
+from .parsers import (
+    ImportFailed,
+    ImportProblem,
+    decode_bytes,
+    parse_judgments_csv,
+    parse_posts_csv,
+    parse_posts_jsonl,
+    sha256_text,
+)
+
+__all__ = ["ImportFailed", "ImportProblem", "ImportResult", "import_judgments", "import_posts"]
+
+
+@dataclass
+class ImportResult:
+    created: int
+    labelled: int
+    batch: str | None
+    encoding: str
+    warnings: list[str] = field(default_factory=list)
+
+
+def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
+                 batch_name: str | None = None) -> ImportResult:
+    """Parse, validate and write posts; raise ImportFailed (writing nothing) on any problem."""
+    if len(data) > settings.IMPORT_MAX_BYTES:
+        raise ImportFailed([ImportProblem(0, f"file is {len(data):,} bytes; the limit is {settings.IMPORT_MAX_BYTES:,}")])
+    text, encoding, problems = decode_bytes(data)
+    if problems:
+        raise ImportFailed(problems)
+    stripped = text.lstrip()
+    is_jsonl = filename.lower().endswith((".jsonl", ".ndjson")) or stripped.startswith("{")
+    posts, problems = parse_posts_jsonl(text) if is_jsonl else parse_posts_csv(text)
+
+    seen: dict[str, int] = {}
+    for post in posts:
+        digest = sha256_text(post.text)
+        if digest in seen:
+            problems.append(ImportProblem(post.line, f"duplicate of line {seen[digest]} (same text after cleaning)"))
+        else:
+            seen[digest] = post.line
+    existing = set(
+        Post.objects.filter(text_sha256__in=list(seen)).values_list("text_sha256", flat=True)
+    ) if seen else set()
+    for post in posts:
+        if sha256_text(post.text) in existing and seen.get(sha256_text(post.text)) == post.line:
+            problems.append(ImportProblem(post.line, "duplicate of a post already in the database"))
+    ids = [p.external_id for p in posts if p.external_id]
+    if ids:
+        taken = set(Post.objects.filter(external_id__in=ids).values_list("external_id", flat=True))
+        problems += [ImportProblem(p.line, f"id {p.external_id!r} already exists") for p in posts if p.external_id in taken]
+    if with_labels:
+        problems += [ImportProblem(p.line, "--with-labels needs labels on every row") for p in posts if p.labels is None]
+    if problems:
+        raise ImportFailed(sorted(problems, key=lambda p: p.line))
+
+    with transaction.atomic():
+        batch = None
+        if batch_name:
+            batch, _ = Batch.objects.get_or_create(
+                name=batch_name,
+                defaults={"annotators_per_post": settings.ANNOTATORS_PER_POST,
+                          "assignment_timeout_minutes": settings.ASSIGNMENT_TIMEOUT_MINUTES},
+            )
+            if batch.is_locked:
+                raise ImportFailed([ImportProblem(0, f"batch {batch_name!r} is locked; choose another batch")])
+        created = Post.objects.bulk_create(
+            [Post(external_id=p.external_id, text=p.text, text_sha256=sha256_text(p.text), raw_text=p.raw_text,
+                  batch=batch) for p in posts],
+            batch_size=2000,
+        )
+        labelled = 0
+        if with_labels:
+            FinalLabel.objects.bulk_create(
+                [FinalLabel(post=obj, provenance=Provenance.IMPORTED, **p.labels)  # type: ignore[arg-type]
+                 for obj, p in zip(created, posts)],
+                batch_size=2000,
+            )
+            labelled = len(created)
+    return ImportResult(created=len(created), labelled=labelled, batch=batch_name, encoding=encoding)
+
+
+def _post_lookup(keys: set[str]) -> dict[str, Post]:
+    """Posts by external id, else by (cleaned) text, for the keys of a judgments file."""
+    by_id = {p.external_id: p for p in Post.objects.filter(external_id__in=keys)}
+    digests = {sha256_text(clean_text(k)): k for k in keys - set(by_id)}
+    by_text = {digests[p.text_sha256]: p for p in Post.objects.filter(text_sha256__in=list(digests))}
+    return {**by_text, **by_id}
+
+
+def import_judgments(data: bytes, *, create_missing_posts: bool = False) -> dict[str, int]:
+    """Long CSV post,annotator,explicit,implicit,emotional (empty cell = missing); `post` is a
+    post's external id or its text. A key that matches no post is a problem on its line unless
+    `create_missing_posts` (a post whose id and text are the key is created). Creates annotator
+    accounts as needed; all-or-nothing."""
+    rows, problems = parse_judgments_csv(data)
+    posts = _post_lookup({r.post_key for r in rows})
+    if not create_missing_posts:
+        problems += [ImportProblem(r.line, f"no post has the id or text {r.post_key[:80]!r} "
+                                           "(import the posts first, or pass --create-missing-posts)")
+                     for r in rows if r.post_key not in posts]
+    if problems:
+        raise ImportFailed(sorted(problems, key=lambda p: p.line))
+
+    with transaction.atomic():
+        users = {name: annotator_ensure(username=name) for name in sorted({r.annotator for r in rows})}
+        created_posts = 0
+        for r in rows:
+            if r.post_key not in posts:  # only with create_missing_posts: the user asked for it
+                posts[r.post_key] = Post.objects.create(external_id=r.post_key, text=r.post_key, raw_text=r.post_key,
+                                                        text_sha256=sha256_text(r.post_key))
+                created_posts += 1
+        existing = set(Judgment.objects.filter(post__in=posts.values(), annotator__in=users.values())
+                       .values_list("post_id", "annotator_id"))
+        clashes = [r.line for r in rows if (posts[r.post_key].id, users[r.annotator].id) in existing]
+        if clashes:
+            transaction.set_rollback(True)
+            raise ImportFailed([ImportProblem(line, "a judgment for this post and annotator already exists")
+                                for line in clashes])
+        Judgment.objects.bulk_create(
+            [Judgment(post=posts[r.post_key], annotator=users[r.annotator], **r.scores) for r in rows],
+            batch_size=5000,
+        )
+    return {"judgments": len(rows), "annotators": len(users), "posts_created": created_posts}
