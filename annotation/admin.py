@@ -1,5 +1,7 @@
 from django.contrib import admin
 
+from .blindness import HideFromTwoRolesAdmin
+
 from .models import (
     AgreementReport,
     AnnotatorProfile,
@@ -68,7 +70,7 @@ class RevisionInline(admin.TabularInline):
 
 
 @admin.register(Judgment)
-class JudgmentAdmin(admin.ModelAdmin):
+class JudgmentAdmin(HideFromTwoRolesAdmin):
     list_display = ("id", "post", "annotator", "explicit", "implicit", "emotional", "flagged", "updated_at")
     list_filter = ("flagged", "post__batch")
     list_select_related = ("post", "annotator")
@@ -77,7 +79,7 @@ class JudgmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(FinalLabel)
-class FinalLabelAdmin(admin.ModelAdmin):
+class FinalLabelAdmin(HideFromTwoRolesAdmin):
     list_display = ("post", "explicit", "implicit", "emotional", "provenance", "adjudicator", "updated_at")
     list_filter = ("provenance",)
     list_select_related = ("post", "adjudicator")

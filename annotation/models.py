@@ -210,8 +210,8 @@ class WorkbenchSettings(models.Model):
 
     @classmethod
     def current(cls) -> WorkbenchSettings:
-        obj, _ = cls.objects.get_or_create(pk=1)
-        return obj
+        """The saved settings, or the defaults (unsaved: reading them writes nothing)."""
+        return cls.objects.filter(pk=1).first() or cls(pk=1)
 
 
 class AgreementReport(Job):

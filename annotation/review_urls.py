@@ -1,15 +1,16 @@
 from django.urls import path
 
 from . import review_views as v
+from .adjudication import views as adjudication
 from .agreement import views as agreement
 from .releases import views as releases
 
 app_name = "review"
 
 urlpatterns = [
-    path("adjudicate/", v.adjudication_queue, name="adjudication"),
-    path("adjudicate/<id:post_id>/", v.adjudicate, name="adjudicate"),
-    path("consistency/", v.consistency, name="consistency"),
+    path("adjudicate/", adjudication.adjudication_queue, name="adjudication"),
+    path("adjudicate/<id:post_id>/", adjudication.adjudicate, name="adjudicate"),
+    path("consistency/", adjudication.consistency, name="consistency"),
     path("agreement/", agreement.agreement_dashboard, name="agreement"),
     path("agreement/bootstrap/", agreement.agreement_bootstrap, name="agreement-bootstrap"),
     path("releases/", releases.releases, name="releases"),

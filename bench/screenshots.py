@@ -28,7 +28,7 @@ def prepare() -> dict:
     django.setup()
     from django.core.management import call_command
 
-    from annotation.adjudication import final_labels_refresh
+    from annotation.adjudication.services import final_labels_refresh
     from annotation.releases.services import release_publish
     from annotation.importing.services import import_posts
     from annotation.models import Batch, Post

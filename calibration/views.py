@@ -12,6 +12,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from annotation.blindness import ensure_visible
 from annotation.models import DIMENSIONS, FinalLabel, Post
 from core.converters import parse_id
 from core.permissions import Role, require_role
@@ -175,6 +176,7 @@ def overview(request):
 @login_required
 def case_study(request, post_id: int):
     require_role(request, Role.RESEARCHER)
+    ensure_visible(request.user, post_id)  # a researcher who also annotates: blind to their open posts
     from modeling.maam.astigmatism import CISState, cascade
     from modeling.maam.train import MAAMModel
 

@@ -7,6 +7,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from annotation.blindness import HideFromTwoRolesAdmin
 from annotation.releases.admin import release_admin_action
 from core.errors import DomainError
 
@@ -125,7 +126,7 @@ class ScoringJobAdmin(admin.ModelAdmin):
 
 
 @admin.register(Prediction)
-class PredictionAdmin(admin.ModelAdmin):
+class PredictionAdmin(HideFromTwoRolesAdmin):
     list_display = ("post", "run", "explicit", "implicit", "emotional", "created_at")
     list_select_related = ("post", "run")
     readonly_fields = [f.name for f in Prediction._meta.fields]

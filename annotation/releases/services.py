@@ -17,7 +17,7 @@ from django.db import connection, transaction
 
 from core.errors import Conflict, DomainError
 
-from ..adjudication import final_labels_refresh
+from ..adjudication.services import final_labels_refresh
 from ..agreement.selectors import agreement_report
 from ..models import Release
 from ..signals import release_published

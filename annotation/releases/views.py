@@ -5,15 +5,17 @@ import io
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
 
 from core.errors import DomainError, NotFound
 from core.permissions import Role, require_role
 
+from ..blindness import RELEASE_HIDDEN_MESSAGE, release_file_reveals_hidden
 from .files import RELEASE_FILES
 from .forms import PublishForm
-from .selectors import ReleaseFileDamaged, release_file_bytes, release_get, releases_recent
+from .selectors import ReleaseFileDamaged, release_file_bytes, release_get, release_rows, releases_recent
 from .services import ReleaseUnchanged, release_publish
 
 
@@ -44,9 +46,13 @@ def release_file(request, number: int, name: str):
     """A release file, served only when it still matches the hash recorded at publication."""
     require_role(request, Role.RESEARCHER, Role.ADJUDICATOR)
     try:
-        data = release_file_bytes(release_get(number=number), name)
+        release = release_get(number=number)
+        data = release_file_bytes(release, name)
     except NotFound:
         raise Http404("No such release file.")
     except ReleaseFileDamaged as exc:
         return HttpResponse(str(exc), status=409, content_type="text/plain; charset=utf-8")
+    if release_file_reveals_hidden(request.user, name=name, data=data,
+                                   release_keys=lambda: [row["id"] for row in release_rows(release)]):
+        raise PermissionDenied(RELEASE_HIDDEN_MESSAGE)
     return FileResponse(io.BytesIO(data), as_attachment=True, filename=f"release-{number}-{name}")

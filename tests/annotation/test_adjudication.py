@@ -4,7 +4,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation import adjudication, services
+from annotation import services
+from annotation.adjudication import rounding
+from annotation.adjudication import selectors as adjudication_selectors
+from annotation.adjudication import services as adjudication_services
 from annotation.models import FinalLabel, Judgment, Provenance
 from core.errors import Conflict, DomainError
 
@@ -24,8 +27,8 @@ def posts(make_annotators, make_batch):
 
 
 def test_round_half_up_not_bankers():
-    assert [adjudication.round_half_up(v) for v in (0.5, 1.5, 2.5, 3.5, 4.49)] == [1, 2, 3, 4, 4]
-    assert adjudication.rounded_mean([2, 3]) == 3 and round(2.5) == 2
+    assert [rounding.round_half_up(v) for v in (0.5, 1.5, 2.5, 3.5, 4.49)] == [1, 2, 3, 4, 4]
+    assert rounding.rounded_mean([2, 3]) == 3 and round(2.5) == 2
 
 
 def test_queue_uses_ordinal_distance_and_flags(posts):
@@ -34,24 +37,24 @@ def test_queue_uses_ordinal_distance_and_flags(posts):
     judge(near, annotators, [(4, 2, 3), (5, 2, 3)] * 3)  # a 4-vs-5 split is not a disagreement
     judge(far, annotators, [(1, 2, 3), (3, 2, 3)] * 3)
     judge(flagged, annotators, [(2, 2, 3)] * 6, flagged_by=annotators[:1])
-    assert set(adjudication.adjudication_queue().values_list("id", flat=True)) == {far.id, flagged.id}
-    assert set(adjudication.adjudication_queue(span=1).values_list("id", flat=True)) == {near.id, far.id, flagged.id}
+    assert set(adjudication_selectors.adjudication_queue().values_list("id", flat=True)) == {far.id, flagged.id}
+    assert set(adjudication_selectors.adjudication_queue(span=1).values_list("id", flat=True)) == {near.id, far.id, flagged.id}
 
 
 def test_auto_labels_are_rounded_means_and_keep_adjudicated_ones(posts, make_user):
     annotators, (p1, p2, *_rest) = posts
     judge(p1, annotators, [(2, 1, 3), (3, 1, 3), (2, 2, 4), (3, 2, 4), (2, 1, 3), (3, 2, 4)])  # means 2.5, 1.5, 3.5
     judge(p2, annotators, [(1, 1, 1), (5, 5, 5)] * 3)
-    adjudication.post_adjudicate(adjudicator=make_user("adj", role="adjudicator"), post_id=p2.id,
+    adjudication_services.post_adjudicate(adjudicator=make_user("adj", role="adjudicator"), post_id=p2.id,
                                  scores={"explicit": 4, "implicit": 4, "emotional": 4}, rationale="discussed",
                                  expected_version=0)
-    assert adjudication.final_labels_refresh() == 1
+    assert adjudication_services.final_labels_refresh() == 1
     auto = FinalLabel.objects.get(post=p1)
     assert auto.scores() == {"explicit": 3, "implicit": 2, "emotional": 4} and auto.provenance == Provenance.AUTO
     kept = FinalLabel.objects.get(post=p2)
     assert kept.scores() == {"explicit": 4, "implicit": 4, "emotional": 4} and kept.provenance == Provenance.ADJUDICATED
     assert kept.adjudicator.username == "adj" and kept.rationale == "discussed"
-    assert p2.id not in set(adjudication.adjudication_queue().values_list("id", flat=True))
+    assert p2.id not in set(adjudication_selectors.adjudication_queue().values_list("id", flat=True))
 
 
 def test_second_adjudicator_gets_a_conflict_not_an_overwrite(posts, make_user):
@@ -59,16 +62,16 @@ def test_second_adjudicator_gets_a_conflict_not_an_overwrite(posts, make_user):
     judge(post, annotators, [(1, 1, 1), (5, 5, 5)] * 3)
     first, second = make_user("adj1", role="adjudicator"), make_user("adj2", role="adjudicator")
     seen_by_both = 0  # both opened the page before anyone saved
-    adjudication.post_adjudicate(adjudicator=first, post_id=post.id, scores={"explicit": 2, "implicit": 2, "emotional": 2},
+    adjudication_services.post_adjudicate(adjudicator=first, post_id=post.id, scores={"explicit": 2, "implicit": 2, "emotional": 2},
                                  rationale="first", expected_version=seen_by_both)
     with pytest.raises(Conflict, match="adj1 changed this label"):
-        adjudication.post_adjudicate(adjudicator=second, post_id=post.id,
+        adjudication_services.post_adjudicate(adjudicator=second, post_id=post.id,
                                      scores={"explicit": 5, "implicit": 5, "emotional": 5}, rationale="second",
                                      expected_version=seen_by_both)
     label = FinalLabel.objects.get(post=post)
     assert label.scores() == {"explicit": 2, "implicit": 2, "emotional": 2} and label.version == 1
     # having reloaded (version 1), the second adjudicator may change it, and that is recorded
-    adjudication.post_adjudicate(adjudicator=second, post_id=post.id, scores={"explicit": 3, "implicit": 3, "emotional": 3},
+    adjudication_services.post_adjudicate(adjudicator=second, post_id=post.id, scores={"explicit": 3, "implicit": 3, "emotional": 3},
                                  rationale="after discussion", expected_version=1)
     label.refresh_from_db()
     assert label.version == 2 and label.adjudicator == second
@@ -77,7 +80,7 @@ def test_second_adjudicator_gets_a_conflict_not_an_overwrite(posts, make_user):
 def test_conflict_shown_on_the_page(client, posts, make_user):
     annotators, (post, *_rest) = posts
     judge(post, annotators, [(1, 1, 1), (5, 5, 5)] * 3)
-    adjudication.post_adjudicate(adjudicator=make_user("adj1", role="adjudicator"), post_id=post.id,
+    adjudication_services.post_adjudicate(adjudicator=make_user("adj1", role="adjudicator"), post_id=post.id,
                                  scores={"explicit": 2, "implicit": 2, "emotional": 2}, rationale="first", expected_version=0)
     client.force_login(make_user("adj2", role="adjudicator"))
     response = client.post(reverse("review:adjudicate", args=[post.id]),
@@ -89,7 +92,7 @@ def test_conflict_shown_on_the_page(client, posts, make_user):
 def test_rationale_is_required(posts, make_user):
     annotators, (post, *_rest) = posts
     with pytest.raises(DomainError, match="rationale"):
-        adjudication.post_adjudicate(adjudicator=make_user("a", role="adjudicator"), post_id=post.id,
+        adjudication_services.post_adjudicate(adjudicator=make_user("a", role="adjudicator"), post_id=post.id,
                                      scores={"explicit": 2, "implicit": 2, "emotional": 2}, rationale=" ", expected_version=0)
     assert not FinalLabel.objects.exists()
 
@@ -120,7 +123,7 @@ def test_consistency_warnings(posts):
     annotators, (p1, p2, *_rest) = posts
     FinalLabel.objects.create(post=p1, explicit=5, implicit=1, emotional=3, provenance=Provenance.IMPORTED)
     FinalLabel.objects.create(post=p2, explicit=3, implicit=2, emotional=3, provenance=Provenance.IMPORTED)
-    rows = adjudication.consistency_warnings()
+    rows = adjudication_selectors.consistency_warnings()
     assert [r["post"].id for r in rows] == [p1.id]
     assert rows[0]["reasons"] == ["explicit and implicit bias are four points apart"]
 
@@ -135,7 +138,7 @@ def test_feedback_only_after_lock_and_only_own_items(client, make_annotators, ma
     client.force_login(a)
     assert client.get(reverse("review:feedback", args=[batch.id])).status_code == 404
     services.batch_lock(batch_id=batch.id)
-    adjudication.final_labels_refresh()
+    adjudication_services.final_labels_refresh()
     body = client.get(reverse("review:feedback", args=[batch.id])).content.decode()
     assert "1/1/1" in body and "3/3/3" in body and "5/5/5" not in body  # own judgment and final label, not b's
 
