@@ -56,7 +56,7 @@ class BatchAdmin(admin.ModelAdmin):
 
     @admin.action(description="Lock selected batches (judgments become final)")
     def lock(self, request, queryset):
-        from .services import batch_lock
+        from .assignment.services import batch_lock
 
         for batch in queryset:
             batch_lock(batch_id=batch.id)

@@ -2,6 +2,7 @@ from django.urls import path
 
 from . import review_views as v
 from .adjudication import views as adjudication
+from .assignment import views as assignment
 from .agreement import views as agreement
 from .releases import views as releases
 
@@ -15,6 +16,6 @@ urlpatterns = [
     path("agreement/bootstrap/", agreement.agreement_bootstrap, name="agreement-bootstrap"),
     path("releases/", releases.releases, name="releases"),
     path("releases/<id:number>/<str:name>", releases.release_file, name="release-file"),
-    path("annotate/<id:batch_id>/feedback/", v.feedback, name="feedback"),
+    path("annotate/<id:batch_id>/feedback/", assignment.feedback, name="feedback"),
     path("vendor/plotly.min.js", v.plotly_js, name="plotly-js"),
 ]

@@ -1,29 +1,11 @@
-"""Reads for the annotation workflow. Everything an annotator can reach is filtered to themselves."""
+"""Reads shared by the annotation sub-domains: the guideline in force, annotators' pseudonyms."""
 from __future__ import annotations
 
-from django.db.models import Count, Q, QuerySet
-
-from .models import AnnotatorProfile, Assignment, AssignmentStatus, Batch, Judgment
+from .models import AnnotatorProfile, Guideline
 
 
-def batches_for_annotator(annotator) -> QuerySet[Batch]:
-    return Batch.objects.filter(Q(annotators=annotator) | Q(annotators__isnull=True)).distinct().order_by("id")
-
-
-def batch_progress(*, annotator, batch: Batch) -> dict[str, int]:
-    """How far this annotator is through the batch: done / (done + what is still available)."""
-    counts = Assignment.objects.filter(annotator=annotator, post__batch=batch).aggregate(
-        done=Count("id", filter=Q(status=AssignmentStatus.SUBMITTED)),
-        skipped=Count("id", filter=Q(status=AssignmentStatus.SKIPPED)),
-    )
-    total_posts = batch.posts.count()
-    # An annotator can do each post at most once; skipped posts leave their total.
-    total = max(total_posts - counts["skipped"], counts["done"])
-    return {"done": counts["done"], "skipped": counts["skipped"], "total": total, "posts": total_posts}
-
-
-def judgments_of(annotator) -> QuerySet[Judgment]:
-    return Judgment.objects.filter(annotator=annotator).select_related("post", "post__batch").order_by("-updated_at", "-id")
+def guideline_current() -> Guideline | None:
+    return Guideline.objects.filter(is_active=True).order_by("-version").first()
 
 
 def pseudonym_fallback(user_id: int) -> str:

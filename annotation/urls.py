@@ -1,13 +1,14 @@
 from django.urls import path
 
-from . import api, views
+from .assignment import api
+from .assignment import views as assignment
 from .importing import views as importing
 
 app_name = "annotation"
 
 urlpatterns = [
-    path("annotate/", views.queue, name="queue"),
-    path("annotate/<id:batch_id>/", views.annotate, name="annotate"),
+    path("annotate/", assignment.queue, name="queue"),
+    path("annotate/<id:batch_id>/", assignment.annotate, name="annotate"),
     path("posts/upload/", importing.upload, name="upload"),
 ]
 

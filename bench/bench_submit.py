@@ -66,7 +66,7 @@ def main() -> dict:
             headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
             for _ in range(args.per_annotator):
                 t0 = time.perf_counter()
-                conn.request("GET", f"/api/queue/{batch.id}/next/", headers=headers)
+                conn.request("POST", f"/api/queue/{batch.id}/next/", headers=headers)
                 response = conn.getresponse()
                 item = json.loads(response.read())
                 t1 = time.perf_counter()

@@ -81,7 +81,7 @@ def drill_redis() -> None:
         lines.append("- Redis stopped (`redis-cli shutdown nosave`).")
         submitted = 0
         for _ in range(5):
-            item = requests.get(f"http://127.0.0.1:{PORT}/api/queue/{batch.id}/next/", headers=headers, timeout=10).json()
+            item = requests.post(f"http://127.0.0.1:{PORT}/api/queue/{batch.id}/next/", headers=headers, timeout=10).json()
             r = requests.post(f"http://127.0.0.1:{PORT}/api/judgments/", headers=headers, timeout=10,
                               json={"post": item["post"], "explicit": 2, "implicit": 2, "emotional": 3})
             submitted += r.status_code == 201

@@ -124,7 +124,7 @@ def main() -> dict:
             done: list[tuple[int, int]] = []
             time.sleep(rng.uniform(0, 3))  # people do not all start in the same second
             while not stop.is_set():
-                r = call(stats, "GET next", s, "GET", f"/api/queue/{batch.id}/next/")
+                r = call(stats, "POST next", s, "POST", f"/api/queue/{batch.id}/next/")
                 if r is None or r.status_code != 200 or r.json()["post"] is None:
                     break
                 post = r.json()["post"]

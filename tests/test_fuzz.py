@@ -86,7 +86,7 @@ payload_values = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40),
                                                 "seconds_spent"]), payload_values, max_size=7))
 def test_api_payloads_never_500(annotator_client, payload):
     client, batch = annotator_client
-    item = client.get(reverse("api:api-queue-next", args=[batch.id])).json()
+    item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
     import json
 
     body = json.dumps(payload, allow_nan=True)  # NaN/Infinity literals too: the server must refuse them cleanly

@@ -6,7 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation import services
+from annotation.assignment import services
 from annotation.models import Judgment
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +45,7 @@ def test_pages_and_endpoints_do_not_grow_with_data(grow, client, api_for):
         adj_queue = count(client, "get", reverse("review:adjudication"))
         client.force_login(researcher)
         agreement = count(client, "get", reverse("review:agreement"))
-        return {"queue": count(api, "get", reverse("api:api-queue-next", args=[batch.id])),
+        return {"queue": count(api, "post", reverse("api:api-queue-next", args=[batch.id])),
                 "judgments": count(api, "get", reverse("api:api-judgments")),
                 "adjudication": adj_queue, "agreement": agreement}
 

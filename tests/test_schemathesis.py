@@ -9,7 +9,7 @@ from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, settings
 
-from annotation import services
+from annotation.assignment import services
 
 pytestmark = pytest.mark.django_db
 schema = schemathesis.openapi.from_dict(SchemaGenerator().get_schema(request=None, public=True))

@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from annotation import services
+from annotation.assignment import services
 from annotation.models import FinalLabel, Judgment, Post, Provenance
 
 pytestmark = pytest.mark.django_db
@@ -72,7 +72,7 @@ def routes(w):
         ("get", reverse("annotation:annotate", args=[b]), {"a1", "a2"}),
         ("get", reverse("annotation:upload"), {"res"}),
         ("get", reverse("api:api-batches"), {"a1", "a2"}),
-        ("get", reverse("api:api-queue-next", args=[b]), {"a1", "a2"}),
+        ("post", reverse("api:api-queue-next", args=[b]), {"a1", "a2"}),
         ("get", reverse("api:api-judgments"), {"a1", "a2"}),
         ("get", reverse("api:api-judgment", args=[j]), {"a1"}),
         ("get", reverse("review:adjudication"), {"adj", "res"}),

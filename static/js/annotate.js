@@ -93,7 +93,7 @@
   function leaveTaken() { if (!state.taken) return; state.taken = false; el("taken").hidden = true; loadNext(); }
 
   async function loadNext() {
-    try { showItem(await api(app.dataset.next)); status(""); } catch (e) { status(e.message, true); }
+    try { showItem(await api(app.dataset.next, "POST")); status(""); } catch (e) { status(e.message, true); }
   }
 
   async function submit() {

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation import services
+from annotation.assignment import services
 from annotation.adjudication import rounding
 from annotation.adjudication import selectors as adjudication_selectors
 from annotation.adjudication import services as adjudication_services

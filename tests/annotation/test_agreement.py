@@ -97,7 +97,7 @@ def test_severity_pairs_and_rater_vs_rest():
 
 
 def test_load_ratings_shape(make_annotators, make_batch):
-    from annotation import services
+    from annotation.assignment import services
 
     annotators = make_annotators(3)
     batch = make_batch(n_posts=4, k=3, annotators=annotators)

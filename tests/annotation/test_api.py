@@ -27,13 +27,13 @@ def test_token_auth_submit_revise_skip(make_annotators, make_batch):
     batch = make_batch(n_posts=2, annotators=[a])
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=a).key}")
-    item = client.get(reverse("api:api-queue-next", args=[batch.id])).json()
+    item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
     created = client.post(reverse("api:api-judgments"), {"post": item["post"], "explicit": 1, "implicit": 2,
                                                          "emotional": 3, "seconds_spent": 7.5}, format="json")
     assert created.status_code == 201, created.content
     revised = client.patch(reverse("api:api-judgment", args=[created.json()["id"]]), {"emotional": 5}, format="json")
     assert revised.json()["emotional"] == 5 and revised.json()["revisions"] == 1
-    nxt = client.get(reverse("api:api-queue-next", args=[batch.id])).json()
+    nxt = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
     assert nxt["post"] != item["post"] and nxt["progress"] == {"done": 1, "skipped": 0, "total": 2}
     after_skip = client.post(reverse("api:api-queue-skip", args=[batch.id]), {"post": nxt["post"]}, format="json").json()
     assert after_skip["post"] is None and after_skip["progress"]["skipped"] == 1
@@ -44,7 +44,7 @@ def test_invalid_payload_is_a_400_with_field_errors(make_annotators, make_batch,
     (a,) = make_annotators(1)
     batch = make_batch(n_posts=1, annotators=[a])
     client = api_for(a)
-    item = client.get(reverse("api:api-queue-next", args=[batch.id])).json()
+    item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
     response = client.post(reverse("api:api-judgments"), {"post": item["post"], "explicit": 9, "implicit": 2},
                            format="json")
     assert response.status_code == 400

@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation import services
+from annotation.assignment import services
 from annotation.models import Judgment
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +51,7 @@ def test_submitting_for_alices_post_without_assignment_reveals_nothing(two_annot
 
 def test_queue_payload_carries_no_judgment_data(two_annotators_one_judgment, api_for):
     alice, bob, batch, judgment = two_annotators_one_judgment
-    body = api_for(bob).get(reverse("api:api-queue-next", args=[batch.id])).json()
+    body = api_for(bob).post(reverse("api:api-queue-next", args=[batch.id])).json()
     assert set(body) == {"post", "text", "batch", "batch_locked", "progress", "guideline_version"}
     assert body["post"] == judgment.post_id and body["progress"]["done"] == 0
 
@@ -70,7 +70,7 @@ def test_pages_show_nothing_of_others(two_annotators_one_judgment):
 def test_annotator_cannot_reach_a_batch_they_are_not_in(make_annotators, make_batch, api_for):
     alice, carol = make_annotators(2)
     batch = make_batch(n_posts=1, annotators=[alice])
-    assert api_for(carol).get(reverse("api:api-queue-next", args=[batch.id])).status_code == 404
+    assert api_for(carol).post(reverse("api:api-queue-next", args=[batch.id])).status_code == 404
 
 
 def test_non_annotators_get_403_on_the_api(make_user, api_for):

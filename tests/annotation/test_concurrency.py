@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection, connections
 
-from annotation import services
+from annotation.assignment import services
 from annotation.models import Assignment, Judgment
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]

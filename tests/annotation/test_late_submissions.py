@@ -11,7 +11,7 @@ from django.db import connections
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import services
+from annotation.assignment import services
 from annotation.models import Assignment, AssignmentStatus, Judgment
 
 SCORES = {"explicit": 2, "implicit": 3, "emotional": 4}
@@ -94,10 +94,10 @@ def test_the_api_answers_409_and_gives_back_what_was_entered(make_annotators, ma
     a, b = make_annotators(2)
     batch = make_batch(n_posts=1, k=1, annotators=[a, b])
     client = api_for(a)
-    item = client.get(reverse("api:api-queue-next", args=[batch.id])).json()
+    item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
     expire(item["post"], annotator=a)
     other = api_for(b)
-    assert other.get(reverse("api:api-queue-next", args=[batch.id])).json()["post"] == item["post"]
+    assert other.post(reverse("api:api-queue-next", args=[batch.id])).json()["post"] == item["post"]
     assert other.post(reverse("api:api-judgments"), {"post": item["post"], **SCORES}, format="json").status_code == 201
     entered = {"post": item["post"], "explicit": 5, "implicit": 1, "emotional": 2, "note": "我的笔记", "flagged": True}
     response = client.post(reverse("api:api-judgments"), entered, format="json")

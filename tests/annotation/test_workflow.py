@@ -8,7 +8,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation import services
+from annotation.assignment import services
 from annotation.models import Assignment, AssignmentStatus, Judgment, JudgmentRevision
 from core.errors import DomainError, NotFound
 

@@ -91,7 +91,7 @@ def test_a_late_submission_is_refused_and_shown_back(browser_page, live_server, 
 
     from django.utils import timezone
 
-    from annotation import services
+    from annotation.assignment import services
     from annotation.models import Assignment
 
     alice, bob = make_annotators(2)
