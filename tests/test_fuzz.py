@@ -85,14 +85,35 @@ payload_values = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40),
 @given(payload=st.dictionaries(st.sampled_from(["post", "explicit", "implicit", "emotional", "note", "flagged",
                                                 "seconds_spent"]), payload_values, max_size=7))
 def test_api_payloads_never_500(annotator_client, payload):
-    client, batch = annotator_client
-    item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
+    """Whatever the body: no 500; a refused submission or skip writes nothing; an accepted one
+    stores exactly the scores it was given, for a post that was the annotator's to judge."""
     import json
 
-    body = json.dumps(payload, allow_nan=True)  # NaN/Infinity literals too: the server must refuse them cleanly
-    for response in (client.post(reverse("api:api-judgments"), body, content_type="application/json"),
-                     client.post(reverse("api:api-queue-skip", args=[batch.id]), body, content_type="application/json")):
-        assert response.status_code < 500, (payload, response.content)
-    judgments = list(Judgment.objects.values_list("explicit", "implicit", "emotional"))
-    assert all(all(v is None or 1 <= v <= 5 for v in row) for row in judgments)
+    from annotation.models import Assignment
+
+    client, batch = annotator_client
+    item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
     assert item["batch"] == batch.id
+    body = json.dumps(payload, allow_nan=True)  # NaN/Infinity literals too: the server must refuse them cleanly
+
+    def state():
+        return (sorted(Judgment.objects.values_list("post_id", "explicit", "implicit", "emotional", "note")),
+                sorted(Assignment.objects.values_list("post_id", "status")))
+
+    before = state()
+    submitted = client.post(reverse("api:api-judgments"), body, content_type="application/json")
+    assert submitted.status_code < 500, (payload, submitted.content)
+    if submitted.status_code == 201:
+        stored = Judgment.objects.get(pk=submitted.json()["id"])
+        assert stored.post_id == payload["post"] and stored.post.batch_id == batch.id
+        for dim in ("explicit", "implicit", "emotional"):
+            assert float(payload[dim]) == getattr(stored, dim) and getattr(stored, dim) in range(1, 6), (payload, dim)
+    else:
+        assert state() == before, payload
+    before = state()
+    skipped = client.post(reverse("api:api-queue-skip", args=[batch.id]), body, content_type="application/json")
+    assert skipped.status_code < 500, (payload, skipped.content)
+    if skipped.status_code == 200:
+        assert Assignment.objects.get(post_id=payload["post"]).status == "skipped"
+    else:
+        assert state() == before, payload

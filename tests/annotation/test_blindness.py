@@ -56,13 +56,33 @@ def test_queue_payload_carries_no_judgment_data(two_annotators_one_judgment, api
     assert body["post"] == judgment.post_id and body["progress"]["done"] == 0
 
 
-def test_pages_show_nothing_of_others(two_annotators_one_judgment):
-    alice, bob, batch, judgment = two_annotators_one_judgment
-    client = Client()
+def test_nothing_bob_can_reach_changes_when_alice_judges(make_annotators, make_batch, api_for):
+    """Every page and API answer Bob can get is the same before and after Alice judges the post they
+    share - so none of them carries her scores, note or flag (not just her note)."""
+    import re
+
+    alice, bob = make_annotators(2)
+    batch = make_batch(n_posts=1, k=2, annotators=[alice, bob])
+    post = batch.posts.get()
+    client, api = Client(), api_for(bob)
     client.force_login(bob)
-    for url in (reverse("annotation:queue"), reverse("annotation:annotate", args=[batch.id])):
-        page = client.get(url)
-        assert page.status_code == 200 and "ALICE-NOTE" not in page.content.decode()
+    api.post(reverse("api:api-queue-next", args=[batch.id]))  # Bob holds his claim on the post
+
+    def everything_bob_sees() -> dict:
+        pages = {url: re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", client.get(url).content.decode())
+                 for url in (reverse("annotation:queue"), reverse("annotation:annotate", args=[batch.id]))}
+        pages["next"] = api.post(reverse("api:api-queue-next", args=[batch.id])).json()
+        pages["judgments"] = api.get(reverse("api:api-judgments")).json()
+        pages["batches"] = api.get(reverse("api:api-batches")).json()
+        pages["feedback"] = client.get(reverse("review:feedback", args=[batch.id])).status_code
+        pages["adjudicate"] = client.get(reverse("review:adjudicate", args=[post.pk])).status_code
+        return pages
+
+    before = everything_bob_sees()
+    assert before["next"]["post"] == post.pk
+    services.assignment_next(annotator=alice, batch_id=batch.id)
+    services.judgment_submit(annotator=alice, post_id=post.pk, scores=SECRET, note="ALICE-NOTE", flagged=True)
+    assert everything_bob_sees() == before
     assert client.get(reverse("admin:annotation_judgment_changelist")).status_code == 302  # not staff
     assert client.get(reverse("annotation:upload")).status_code == 403
 

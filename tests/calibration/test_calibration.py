@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
@@ -79,25 +80,74 @@ def test_rebuild_from_a_release_and_after_publishing(labelled, settings, tmp_pat
     assert snapshot.release == release and snapshot.source == "release 1" and snapshot.n_posts == 6
 
 
-@pytest.mark.parametrize("builder", ["priors", "diff", "weights", "fusion", "reliability", "overview", "case"])
-def test_figures_are_valid_plotly(labelled, builder):
+def _figure(fig) -> go.Figure:
+    """The figure, once it has gone through plotly's JSON and validators as the page sends it."""
+    assert isinstance(pio.from_json(fig.to_json()), go.Figure)
+    return fig
+
+
+def listed(values) -> list:
+    return np.asarray(values).tolist()
+
+
+def test_prior_heatmaps_and_diff_draw_the_snapshot(labelled):
     snap = services.prior_snapshot_rebuild()
+    fig = _figure(figures.prior_heatmaps(snap.priors, snap.counts))
+    assert [t.type for t in fig.data] == ["heatmap"] * 3
+    rows = [f"{axis}: {state}" for axis, state in figures.state_rows()]
+    for trace, d in zip(fig.data, DIMENSIONS):
+        assert list(trace.x) == [1, 2, 3, 4, 5] and list(trace.y) == rows
+        assert listed(trace.z) == [list(snap.priors[d][axis][state]) for axis, state in figures.state_rows()]
+        assert listed(trace.customdata) == [snap.counts[d][axis][state] for axis, state in figures.state_rows()]
+        assert all(sum(r) == pytest.approx(1) for r in listed(trace.z))
+    shifted = {d: {axis: {state: [v + 0.1 for v in p] for state, p in table.items()} for axis, table in axes.items()}
+               for d, axes in snap.priors.items()}
+    diff = _figure(figures.prior_diff(snap.priors, shifted))
+    assert len(diff.data) == 3 and all(v == pytest.approx(0.1) for t in diff.data for r in listed(t.z) for v in r)
+
+
+def test_token_weight_figure_shows_each_stage_per_token():
     tokens = [{"text": "同", "subcategory": "explicit_object", "level_orig": 1, "level": 1, "keyword": 1.0,
-               "w_base": 0.9, "w_adj": 1.0, "weight": 0.95, "kept": True}]
+               "w_base": 0.9, "w_adj": 1.0, "weight": 0.95, "kept": True},
+              {"text": "，", "subcategory": "neutral_punct", "level_orig": 5, "level": 5, "keyword": 0.0,
+               "w_base": 0.0, "w_adj": 0.0, "weight": 0.0, "kept": False}]
+    (trace,) = _figure(figures.token_weights(tokens, "explicit")).data
+    assert list(trace.x) == ["0:同", "1:，"]
+    assert listed(trace.z) == [[0.9, 0.0], [1.0, 0.0], [0.95, 0.0]]
+    assert "dropped" in trace.text[2][1] and "dropped" not in trace.text[2][0] and "(keyword)" in trace.text[0][0]
+
+
+def test_fusion_reliability_overview_and_case_figures_carry_their_data():
+    fusion = _figure(figures.fusion_table([{"order": ["I"], "alphas": [0.5], "dev_macro_f1": 0.4, "baseline_dev_f1": 0.3},
+                                           {"order": ["C", "S"], "alphas": [0.2, 0.3], "dev_macro_f1": 0.35,
+                                            "baseline_dev_f1": 0.3}], ["I"], "explicit"))
+    (bars,) = fusion.data
+    assert list(bars.x) == ["I", "C→S"] and list(bars.y) == [0.4, 0.35]
+    assert list(bars.marker.color) == ["#6b3fa0", "#b8a4d6"]  # the order in use stands out
+    assert [shape.y0 for shape in fusion.layout.shapes] == [0.3]  # the baseline line
+
     bins = [{"lower": 0, "upper": 0.5, "count": 3, "confidence": 0.4, "accuracy": 0.3},
             {"lower": 0.5, "upper": 1, "count": 0, "confidence": None, "accuracy": None}]
-    fig = {
-        "priors": lambda: figures.prior_heatmaps(snap.priors, snap.counts),
-        "diff": lambda: figures.prior_diff(snap.priors, snap.priors),
-        "weights": lambda: figures.token_weights(tokens, "explicit"),
-        "fusion": lambda: figures.fusion_table([{"order": ["I"], "alphas": [0.5], "dev_macro_f1": 0.4,
-                                                 "baseline_dev_f1": 0.3}], ["I"], "explicit"),
-        "reliability": lambda: figures.reliability(bins, bins, "explicit", 0.1, 0.05),
-        "overview": lambda: figures.dataset_overview({d: [r[i + 1] for r in ROWS] for i, d in enumerate(DIMENSIONS)}),
-        "case": lambda: figures.case_steps([{"name": "model", "p": [0.2] * 5}]),
-    }[builder]()
-    again = pio.from_json(fig.to_json())  # round-trips through plotly's validators
-    assert isinstance(again, go.Figure) and len(again.data) >= 1
+    reliability = _figure(figures.reliability(bins, bins, "explicit", 0.1, 0.05))
+    perfect, before, after = reliability.data
+    assert list(perfect.x) == [0, 1] and list(perfect.y) == [0, 1]
+    assert list(before.x) == [0.4] and list(before.y) == [0.3] and list(before.customdata) == [3]  # empty bin left out
+    assert "ECE 0.100" in before.name and "ECE 0.050" in after.name
+
+    labels = {d: [r[i + 1] for r in ROWS] for i, d in enumerate(DIMENSIONS)}
+    overview = _figure(figures.dataset_overview(labels))
+    distribution = {t.name: list(t.y) for t in overview.data if t.type == "bar"}
+    assert distribution == {d: [labels[d].count(k) for k in range(1, 6)] for d in DIMENSIONS}
+    joint = next(t for t in overview.data if t.type == "heatmap" and list(t.x) == [1, 2, 3, 4, 5])
+    expected = [[sum(1 for _, e, i, _m in ROWS if (e, i) == (x, y)) for x in range(1, 6)] for y in range(1, 6)]
+    assert listed(joint.z) == expected  # rows: implicit, columns: explicit
+    corr = overview.data[-1]
+    assert listed(corr.z) == np.round(np.corrcoef([labels[d] for d in DIMENSIONS]), 3).tolist()
+
+    case = _figure(figures.case_steps([{"name": "model", "p": [0.1, 0.2, 0.3, 0.2, 0.2]},
+                                       {"name": "after I (Outgroup)", "p": [0.0, 0.1, 0.3, 0.3, 0.3]}]))
+    assert [t.name for t in case.data] == ["model", "after I (Outgroup)"]
+    assert listed(case.data[1].y) == [0.0, 0.1, 0.3, 0.3, 0.3] and listed(case.data[0].x) == [1, 2, 3, 4, 5]
 
 
 def test_pages_render_for_researchers_only(labelled, client, make_user, make_annotators):
