@@ -156,3 +156,25 @@ def test_adjudicator_sets_context_tags_with_the_label(client, posts, make_user):
         "explicit": 4, "implicit": 3, "emotional": 4, "rationale": "r", "version": 1, "tone": "Sarcastic"})
     assert "tone must be one of" in response.content.decode()
     assert FinalLabel.objects.get(post=post).version == 1  # the bad tag rolled the whole save back
+
+
+def test_a_label_created_between_lookup_and_insert_is_a_conflict(posts, make_user, monkeypatch):
+    """The create branch: no label when this adjudicator looked, one by the time they insert (another
+    adjudicator got there first). The unique constraint turns that into a Conflict, not an overwrite."""
+    annotators, (post, *_rest) = posts
+    judge(post, annotators, [(1, 1, 1), (5, 5, 5)] * 3)
+    first, second = make_user("adj1", role="adjudicator"), make_user("adj2", role="adjudicator")
+    real_create = FinalLabel.objects.create
+    raced = []
+
+    def create_after_someone_else(**fields):
+        if not raced:  # the other adjudicator's insert lands first
+            raced.append(real_create(post_id=post.id, explicit=2, implicit=2, emotional=2, adjudicator=first,
+                                     provenance=Provenance.ADJUDICATED, rationale="theirs", version=1))
+        return real_create(**fields)
+
+    monkeypatch.setattr(FinalLabel.objects, "create", create_after_someone_else)
+    with pytest.raises(services.Conflict, match="Another adjudicator labelled this post at the same moment"):
+        adjudication_services.post_adjudicate(adjudicator=second, post_id=post.id, rationale="mine",
+                                              scores={"explicit": 5, "implicit": 5, "emotional": 5}, expected_version=0)
+    assert raced and not FinalLabel.objects.filter(rationale="mine").exists()

@@ -155,3 +155,21 @@ def test_admin_publish_button(client, make_user):
     assert "Publish a new release" in page.content.decode()
     assert client.post(reverse("admin:annotation_release_publish")).status_code == 302
     assert Release.objects.get().number == 1
+
+
+def test_the_admin_can_neither_change_nor_delete_a_release(client, make_user):
+    import_posts(labelled_csv(), with_labels=True)
+    release = release_publish(bootstrap=0)
+    client.force_login(make_user("res", role="researcher", is_staff=True, is_superuser=True))
+    change = reverse("admin:annotation_release_change", args=[release.pk])
+    page = client.get(change)
+    assert page.status_code == 200 and 'name="_save"' not in page.content.decode()  # read-only view
+    assert client.post(change, {"number": 99, "content_hash": "x"}).status_code == 403
+    assert client.get(reverse("admin:annotation_release_delete", args=[release.pk])).status_code == 403
+    assert client.post(reverse("admin:annotation_release_delete", args=[release.pk]), {"post": "yes"}).status_code == 403
+    changelist = client.get(reverse("admin:annotation_release_changelist"))
+    assert "delete_selected" not in changelist.content.decode()
+    client.post(reverse("admin:annotation_release_changelist"),
+                {"action": "delete_selected", "_selected_action": [release.pk], "post": "yes"})
+    kept = Release.objects.get(pk=release.pk)
+    assert (kept.number, kept.content_hash, kept.manifest) == (1, release.content_hash, release.manifest)

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from annotation.assignment import services
@@ -145,3 +146,31 @@ def test_researchers_see_batch_progress_in_the_admin(client, make_annotators, ma
     client.force_login(make_user("res", role="researcher", is_staff=True, is_superuser=True))
     body = client.get("/admin/annotation/batch/").content.decode()
     assert "50%" in body  # 2 of 4 wanted judgments
+
+
+def test_a_locked_batch_refuses_submit_skip_and_revise_through_services_and_api(make_annotators, make_batch, api_for):
+    a, b = make_annotators(2)
+    batch = make_batch(n_posts=3, k=2, annotators=[a, b])
+    client = api_for(a)
+    judged = services.assignment_next(annotator=a, batch_id=batch.id)
+    judgment = services.judgment_submit(annotator=a, post_id=judged.post_id, scores=SCORES)
+    open_claim = client.post(reverse("api:api-queue-next", args=[batch.id])).json()["post"]
+    services.batch_lock(batch_id=batch.id)
+
+    with pytest.raises(services.DomainError, match="locked"):
+        services.judgment_submit(annotator=a, post_id=open_claim, scores=SCORES)
+    with pytest.raises(services.DomainError, match="locked"):
+        services.assignment_skip(annotator=a, post_id=open_claim)
+    with pytest.raises(services.DomainError, match="locked"):
+        services.judgment_revise(annotator=a, judgment_id=judgment.pk, scores={"explicit": 5})
+    assert services.assignment_next(annotator=b, batch_id=batch.id) is None
+
+    locked = "This batch is locked; judgments can no longer change."
+    for response in (client.post(reverse("api:api-judgments"), {"post": open_claim, **SCORES}, format="json"),
+                     client.post(reverse("api:api-queue-skip", args=[batch.id]), {"post": open_claim}, format="json"),
+                     client.patch(reverse("api:api-judgment", args=[judgment.pk]), {"explicit": 5}, format="json")):
+        assert response.status_code == 400 and response.json() == {"detail": locked}
+    item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
+    assert item["post"] is None and item["batch_locked"] is True
+    assert list(Judgment.objects.values_list("post_id", "explicit")) == [(judged.post_id, SCORES["explicit"])]
+    assert Assignment.objects.get(annotator=a, post_id=open_claim).status == AssignmentStatus.ASSIGNED
