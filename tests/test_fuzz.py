@@ -73,7 +73,7 @@ def test_judgment_import_random_bytes(data):
 @pytest.fixture
 def annotator_client(make_annotators, make_batch, api_for):
     (a,) = make_annotators(1)
-    batch = make_batch(n_posts=3, annotators=[a])
+    batch = make_batch(n_posts=80, annotators=[a])  # enough posts for every accepted example
     return api_for(a), batch
 
 
@@ -82,9 +82,12 @@ payload_values = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40),
 
 
 @FUZZ
-@given(payload=st.dictionaries(st.sampled_from(["post", "explicit", "implicit", "emotional", "note", "flagged",
-                                                "seconds_spent"]), payload_values, max_size=7))
-def test_api_payloads_never_500(annotator_client, payload):
+@given(valid=st.fixed_dictionaries({d: st.integers(1, 5) for d in ("explicit", "implicit", "emotional")}),
+       hostile=st.one_of(st.just({}), st.dictionaries(st.sampled_from(["post", "explicit", "implicit", "emotional",
+                                                                       "note", "flagged", "seconds_spent"]),
+                                                      payload_values, max_size=7)),
+       for_the_claimed_post=st.booleans())
+def test_api_payloads_never_500(annotator_client, valid, hostile, for_the_claimed_post):
     """Whatever the body: no 500; a refused submission or skip writes nothing; an accepted one
     stores exactly the scores it was given, for a post that was the annotator's to judge."""
     import json
@@ -94,6 +97,9 @@ def test_api_payloads_never_500(annotator_client, payload):
     client, batch = annotator_client
     item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
     assert item["batch"] == batch.id
+    # A valid submission for the claimed post (or not), then any of its fields replaced by hostile values.
+    claimed = {"post": item["post"]} if for_the_claimed_post and item["post"] is not None else {}
+    payload = {**valid, **claimed, **hostile}
     body = json.dumps(payload, allow_nan=True)  # NaN/Infinity literals too: the server must refuse them cleanly
 
     def state():
