@@ -31,6 +31,7 @@ test: $(STAMP)
 ## The paper's ablation on the ChLGBT sample and COLD with the offline backbone -> docs/results.md
 eval: $(STAMP)
 	$(PY) -m modeling.maam ablation --data ../shared/data/chlgbt/chlgbt_sample.csv --seeds 5 --out docs/results.md \
+		--backbones char-ngram use-m3 hybrid \
 		--cold ../shared/data/cold
 
 bench: $(STAMP)

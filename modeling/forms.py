@@ -2,6 +2,7 @@ from django import forms
 
 from annotation.models import DIMENSIONS, Release
 
+from .maam.backbones import OFFLINE_BACKBONES
 from .models import DevicePreference, ScoringScope, Variant
 
 
@@ -25,11 +26,12 @@ class LaunchForm(forms.Form):
                                            widget=forms.CheckboxSelectMultiple)
     seeds = forms.CharField(initial="0,1,2,3,4")
     backbone = forms.CharField(initial="char-ngram", max_length=500,
-                               help_text="char-ngram (offline), or a transformers model name / local path (e.g. /models/macbert)")
+                               help_text="char-ngram, use-m3 or hybrid (offline), or a transformers model name / "
+                                         "local path (e.g. /models/macbert)")
     epochs = forms.IntegerField(initial=3, min_value=1, max_value=50, help_text="transformer backbones")
     learning_rate = forms.FloatField(initial=2e-5, min_value=1e-7, max_value=1.0, help_text="transformer backbones")
     batch_size = forms.IntegerField(initial=16, min_value=1, max_value=512)
-    C = forms.FloatField(initial=2.0, min_value=1e-4, help_text="char-ngram: inverse regularisation")
+    C = forms.FloatField(initial=2.0, min_value=1e-4, help_text="char-ngram, use-m3, hybrid: inverse regularisation")
     device = forms.ChoiceField(choices=DevicePreference.choices, initial=DevicePreference.AUTO)
 
     def clean_seeds(self):
@@ -37,7 +39,7 @@ class LaunchForm(forms.Form):
 
     def hyperparameters(self) -> dict:
         c = self.cleaned_data
-        if c["backbone"] == "char-ngram":
+        if c["backbone"] in OFFLINE_BACKBONES:
             return {"C": c["C"]}
         return {"epochs": c["epochs"], "lr": c["learning_rate"], "batch_size": c["batch_size"]}
 

@@ -27,6 +27,7 @@ from core.jobs import (
     jobs_fail_stale,
 )
 
+from .maam.backbones import OFFLINE_BACKBONES
 from .maam.lexicon import Lexicon, LexiconEntry
 from .models import LexiconTerm, Prediction, ScoringJob, ScoringScope, TrainingRun, Variant
 
@@ -80,7 +81,7 @@ def _validate_launch(*, release: Release | None, dimensions, variants, seeds, ba
         raise DomainError(f"Choose variants among {', '.join(Variant.values)}.")
     if not seeds:
         raise DomainError("Give at least one seed.")
-    if backbone != "char-ngram" and not os.path.isdir(backbone):
+    if backbone not in OFFLINE_BACKBONES and not os.path.isdir(backbone):
         from huggingface_hub import try_to_load_from_cache
 
         try:
@@ -88,7 +89,7 @@ def _validate_launch(*, release: Release | None, dimensions, variants, seeds, ba
         except Exception:  # not even a valid hub id
             cached = None
         if not isinstance(cached, str):
-            raise DomainError(f"Backbone {backbone!r} is neither 'char-ngram', a local model directory, nor in the "
+            raise DomainError(f"Backbone {backbone!r} is neither one of {', '.join(OFFLINE_BACKBONES)}, a local model directory, nor in the "
                               "Hugging Face cache; this machine cannot download it.")
     data = release_data(release, seeds[0])
     if len(data["train"]) < 10 or not data["test"]:
@@ -238,7 +239,7 @@ def _train_and_evaluate(run: TrainingRun) -> JobDone:
         "metrics": {"test": metrics, "fusion": fusion, "fusion_table": table, "n_train": len(texts),
                     "n_test": len(test_texts), "train_seconds": model.meta.get("train_seconds")},
         "artifact_path": str(target), "artifact_checksum": checksum, "versions": environment_versions(),
-        "device_used": pick_device(run.device) if run.backbone != "char-ngram" else "cpu",
+        "device_used": pick_device(run.device) if run.backbone not in OFFLINE_BACKBONES else "cpu",
         "progress_current": 1, "progress_total": 1, "stage": "done"})
 
 

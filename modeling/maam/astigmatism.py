@@ -146,10 +146,14 @@ class EmbeddingInferer:
 def make_inferer(name: str = "cues", **kwargs):
     if name == "cues":
         return CueInferer()
+    if name == "use-m3":  # offline sentence embeddings: the bundled multilingual USE v3
+        from .use_m3 import shared_encoder
+
+        return EmbeddingInferer(model="use-m3", encoder=shared_encoder(), **kwargs)
     if name.startswith("st:") or name == "embedding":
         model = name.split(":", 1)[1] if ":" in name else kwargs.get("model", "BAAI/bge-small-zh-v1.5")
         return EmbeddingInferer(model=model, **{k: v for k, v in kwargs.items() if k != "model"})
-    raise ValueError(f"unknown C-I-S inferer {name!r}: use 'cues' or 'st:MODEL_OR_PATH'")
+    raise ValueError(f"unknown C-I-S inferer {name!r}: use 'cues', 'use-m3' or 'st:MODEL_OR_PATH'")
 
 
 def resolve_states(texts: Sequence[str], tags: Sequence[dict | None] | None, inferer) -> list[CISState]:

@@ -30,10 +30,17 @@ class WeightedText:
 
     text: str
     char_weights: list[float]
+    # The original text and a weight per original character (0 where Myopia removed a token):
+    # what a token-state encoder pools over (use-m3), so each post is encoded once.
+    source: str | None = None
+    source_weights: list[float] | None = None
 
     @classmethod
     def plain(cls, text: str) -> WeightedText:
-        return cls(text, [1.0] * len(text))
+        return cls(text, [1.0] * len(text), text, None)
+
+    def pooling_input(self) -> tuple[str, list[float] | None]:
+        return (self.source if self.source is not None else self.text), self.source_weights
 
     @classmethod
     def from_myopia(cls, result) -> WeightedText:
@@ -51,7 +58,7 @@ class WeightedText:
             last_end = t.end
         if not parts:  # everything was level 5: fall back to the raw text rather than an empty input
             return cls.plain(result.text)
-        return cls("".join(parts), weights)
+        return cls("".join(parts), weights, result.text, result.char_weights())
 
 
 class Backbone(Protocol):
@@ -79,11 +86,19 @@ def pick_device(preference: str = "auto") -> str:
 # --------------------------------------------------------------------------- offline default
 
 class CharNgramBackbone:
+    """Character n-grams (and, in subclasses, use-m3 sentence vectors) into one multinomial
+    logistic regression."""
+
     name = "char-ngram"
+    use_ngrams = True
+    use_weight = 0.0  # scale of the use-m3 sentence vector appended to the features (0 = none)
 
     def __init__(self, ngram_min: int = 1, ngram_max: int = 3, min_df: int = 2, C: float = 2.0,
-                 class_weight: str | None = "balanced", seed: int = 0, max_iter: int = 3000, n_classes: int = N_CLASSES):
+                 class_weight: str | None = "balanced", seed: int = 0, max_iter: int = 3000, n_classes: int = N_CLASSES,
+                 use_weight: float | None = None):
         self.n_classes = n_classes
+        if use_weight is not None:
+            self.use_weight = use_weight
         self.ngram_min, self.ngram_max, self.min_df = ngram_min, ngram_max, min_df
         self.C, self.class_weight, self.seed, self.max_iter = C, class_weight, seed, max_iter
         self.vocab: dict[str, int] = {}
@@ -107,6 +122,18 @@ class CharNgramBackbone:
         return {g: v / total for g, v in raw.items()} if total else {}
 
     def _matrix(self, inputs: Sequence[WeightedText]):
+        from scipy.sparse import csr_matrix, hstack
+
+        blocks = [self._ngram_matrix(inputs)] if self.use_ngrams else []
+        if self.use_weight > 0:
+            from .use_m3 import shared_encoder
+
+            pairs = [i.pooling_input() for i in inputs]
+            vectors = shared_encoder().encode([t for t, _ in pairs], char_weights=[w for _, w in pairs])
+            blocks.append(csr_matrix(vectors.astype(np.float64) * self.use_weight))
+        return hstack(blocks).tocsr() if len(blocks) > 1 else blocks[0]
+
+    def _ngram_matrix(self, inputs: Sequence[WeightedText]):
         from scipy.sparse import csr_matrix
 
         rows, cols, vals = [], [], []
@@ -127,7 +154,7 @@ class CharNgramBackbone:
         from sklearn.linear_model import LogisticRegression
 
         df = Counter()
-        for item in inputs:
+        for item in (inputs if self.use_ngrams else ()):
             df.update(set(self._ngrams(item)))
         grams = sorted(g for g, c in df.items() if c >= self.min_df)
         self.vocab = {g: i for i, g in enumerate(grams)}
@@ -169,18 +196,44 @@ class CharNgramBackbone:
         (directory / "backbone.json").write_text(json.dumps(
             {"name": self.name, "ngram_min": self.ngram_min, "ngram_max": self.ngram_max, "min_df": self.min_df,
              "C": self.C, "class_weight": self.class_weight, "seed": self.seed, "max_iter": self.max_iter,
-             "n_classes": self.n_classes}))
+             "n_classes": self.n_classes, "use_weight": self.use_weight}))
 
     @classmethod
     def load(cls, directory: Path) -> CharNgramBackbone:
         cfg = json.loads((directory / "backbone.json").read_text())
-        cfg.pop("name")
+        cls = LINEAR_BACKBONES[cfg.pop("name")]
         obj = cls(**cfg)
         grams = json.loads((directory / "vocab.json").read_text(encoding="utf-8"))
         obj.vocab = {g: i for i, g in enumerate(grams)}
         data = np.load(directory / "weights.npz", allow_pickle=False)
         obj.idf, obj.coef, obj.intercept, obj.classes = data["idf"], data["coef"], data["intercept"], data["classes"]
         return obj
+
+
+class UseM3Backbone(CharNgramBackbone):
+    """Multilingual USE v3 (modeling/maam/use_m3.py): Myopia-weighted pooling of its token states
+    (Algorithm 1), its frozen post-pooling layers, and a logistic-regression head. A head that
+    fine-tunes the post-pooling layers in torch was measured worse on 1,000 posts
+    (docs/maam_offline.md)."""
+
+    name = "use-m3"
+    use_ngrams = False
+    use_weight = 1.0
+
+    def __init__(self, C: float = 1.0, **kwargs):
+        super().__init__(C=C, **kwargs)
+
+
+class HybridBackbone(CharNgramBackbone):
+    """use-m3 sentence vector and character n-gram tf-idf in one logistic regression; Myopia
+    weights both (pooling of token states and of n-gram occurrences)."""
+
+    name = "hybrid"
+    use_weight = 0.7  # chosen on random 1,000/1,000 splits of the sample (docs/maam_offline.md)
+
+
+LINEAR_BACKBONES = {b.name: b for b in (CharNgramBackbone, UseM3Backbone, HybridBackbone)}
+OFFLINE_BACKBONES = tuple(LINEAR_BACKBONES)  # need no download: what the admin offers besides a model path
 
 
 # --------------------------------------------------------------------------- transformers encoder
@@ -308,21 +361,23 @@ class TransformerBackbone:
         return obj
 
 
-NGRAM_PARAMS = ("ngram_min", "ngram_max", "min_df", "C", "class_weight")
+NGRAM_PARAMS = ("ngram_min", "ngram_max", "min_df", "C", "class_weight", "use_weight")
 TRANSFORMER_PARAMS = ("epochs", "batch_size", "lr", "max_length", "weight_decay")
 
 
 def make_backbone(spec: str, seed: int = 0, device: str = "auto", n_classes: int = N_CLASSES, **params):
-    """'char-ngram' (offline default) or a transformers model name / local path."""
-    if spec in ("char-ngram", "ngram", "default"):
+    """'char-ngram', 'use-m3', 'hybrid' (all offline) or a transformers model name / local path."""
+    if spec in ("ngram", "default"):
+        spec = "char-ngram"
+    if spec in LINEAR_BACKBONES:
         allowed = {k: v for k, v in params.items() if k in NGRAM_PARAMS}
-        return CharNgramBackbone(seed=seed, n_classes=n_classes, **allowed)
+        return LINEAR_BACKBONES[spec](seed=seed, n_classes=n_classes, **allowed)
     allowed = {k: v for k, v in params.items() if k in TRANSFORMER_PARAMS}
     return TransformerBackbone(spec, seed=seed, device=device, n_classes=n_classes, **allowed)
 
 
 def load_backbone(directory: Path, device: str = "auto"):
     name = json.loads((directory / "backbone.json").read_text())["name"]
-    if name == CharNgramBackbone.name:
+    if name in LINEAR_BACKBONES:
         return CharNgramBackbone.load(directory)
     return TransformerBackbone.load(directory, device=device)
