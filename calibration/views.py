@@ -12,7 +12,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.blindness import ensure_visible
+from annotation.blindness import ensure_visible, without_hidden
 from annotation.models import DIMENSIONS, FinalLabel, Post
 from core.converters import parse_id
 from core.permissions import Role, require_role
@@ -165,7 +165,7 @@ def reliability(request, run_id: int):
 @login_required
 def overview(request):
     require_role(request, Role.RESEARCHER)
-    rows = list(FinalLabel.objects.values_list(*DIMENSIONS))
+    rows = list(without_hidden(request.user, FinalLabel.objects.order_by("post_id")).values_list(*DIMENSIONS))
     labels = {d: [r[i] for r in rows] for i, d in enumerate(DIMENSIONS)}
     if request.GET.get("format") == "csv":
         return _csv_response([list(r) for r in rows], list(DIMENSIONS), "labels.csv")

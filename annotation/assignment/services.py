@@ -93,11 +93,13 @@ def _ensure_room_for_late_submission(assignment: Assignment) -> None:
     batch = assignment.post.batch
     if batch is None or assignment.status == AssignmentStatus.SUBMITTED:
         return
+    # The same row lock assignment_next takes before handing out a slot, taken before the claim's
+    # liveness is read: a claim expiring between this check and the commit cannot have its slot
+    # handed to someone else meanwhile.
+    Post.objects.select_for_update(no_key=True).filter(pk=assignment.post_id).first()
     cutoff = timezone.now() - timedelta(minutes=batch.assignment_timeout_minutes)
     if assignment.status == AssignmentStatus.ASSIGNED and assignment.assigned_at >= cutoff:
         return  # a live claim: its slot is reserved
-    # The same row lock assignment_next takes before handing out a slot, so the two never race.
-    Post.objects.select_for_update(no_key=True).filter(pk=assignment.post_id).first()
     if _live_claims(assignment.post_id, cutoff=cutoff, exclude_annotator=assignment.annotator_id) \
             >= batch.annotators_per_post:
         raise PostTaken("This post went to another annotator while it was open here (your claim had expired "

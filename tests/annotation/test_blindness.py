@@ -246,3 +246,16 @@ def test_two_roles_see_no_judgment_of_a_post_still_in_their_queue_in_the_admin(t
     assert not shows_judgments(response.content.decode())
     judgment = two_roles["post"].judgments.first()
     assert dave.get(reverse("admin:annotation_judgment_change", args=[judgment.pk])).status_code in (302, 404)
+
+
+def test_two_roles_see_no_final_label_of_a_post_still_in_their_queue_on_the_dataset_overview(two_roles, make_user):
+    from annotation.models import FinalLabel, Provenance
+
+    FinalLabel.objects.create(post=two_roles["post"], explicit=5, implicit=4, emotional=2, provenance=Provenance.AUTO)
+    url = reverse("calibration:overview") + "?format=csv"
+    dave = page_for(two_roles["dave"])  # annotates the open batch and is a researcher
+    assert dave.get(url).content.decode().strip().splitlines() == ["explicit,implicit,emotional"]
+    researcher = page_for(make_user("res", role="researcher"))
+    assert researcher.get(url).content.decode().strip().splitlines()[1:] == ["5,4,2"]
+    Judgment.objects.create(post=two_roles["post"], annotator=two_roles["dave"], **ALICE)
+    assert dave.get(url).content.decode().strip().splitlines()[1:] == ["5,4,2"]  # judged: no longer hidden
