@@ -7,6 +7,8 @@ COPY requirements.txt .
 ARG TORCH_INDEX=https://download.pytorch.org/whl/cu128
 RUN pip install --no-cache-dir --index-url ${TORCH_INDEX} torch==2.13.0 && pip install --no-cache-dir -r requirements.txt
 COPY . .
+# Compiled translations are build output (not in git): .po -> .mo in pure Python.
+RUN DJANGO_SETTINGS_MODULE=chlgbt_site.settings.local python manage.py compilemessages
 RUN useradd -m app && mkdir -p /data && chown app /data
 USER app
 EXPOSE 8000

@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test eval bench lint clean loadtest drills screenshots
+.PHONY: install run test eval bench bench-scaling lint clean loadtest drills screenshots
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -15,16 +15,23 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(PY) -m pip install -q -r requirements-dev.txt
 	touch $(STAMP)
 
-install: $(STAMP)
+# Compiled translations (locale/*/LC_MESSAGES/*.mo) are built here from the committed .po files,
+# in pure Python (core/translations.py): no GNU gettext needed, no binaries in git.
+MO_FILES := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/*.po))
+$(MO_FILES): %.mo: %.po $(STAMP)
+	$(PY) manage.py compilemessages
 
-## Set up and serve the app on the embedded default (SQLite, in-process tasks) with demo data.
-run: $(STAMP)
+install: $(STAMP) $(MO_FILES)
+
+## Set up and serve the app on the embedded default (SQLite; background jobs on a Celery worker that
+## needs no Redis: filesystem broker under var/broker/) with demo data. Ctrl-C stops both.
+run: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	$(PY) manage.py serve_embedded $(HOST):$(PORT)
 
 ## Set up and run the whole test suite (PostgreSQL/Redis/Chromium when the environment provides them).
-test: $(STAMP)
+test: install
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
@@ -32,6 +39,8 @@ test: $(STAMP)
 eval: $(STAMP)
 	$(PY) -m modeling.maam ablation --data ../shared/data/chlgbt/chlgbt_sample.csv --seeds 5 --out docs/results.md \
 		--backbones char-ngram use-m3 hybrid \
+		--options prior_mode=balanced prior_mode=log-shift myopia_mode=filter decode=ordinal \
+		  myopia_mode=filter,prior_mode=log-shift,min_gain=0.01 --options-seeds 3 \
 		--cold ../shared/data/cold
 
 bench: $(STAMP)
@@ -50,6 +59,11 @@ clean:
 loadtest: $(STAMP)
 	cd bench && ../$(PY) loadtest.py --annotators 50 --duration 60 --json-out loadtest-50.json
 	cd bench && ../$(PY) loadtest.py --annotators 200 --duration 60 --json-out loadtest-200.json
+	cd bench && ../$(PY) loadtest.py --annotators 50 --duration 60 --think 0 0 --json-out loadtest-stress.json
+
+## next/submit latency on batches of 2,000, 8,120 and 50,000 posts (PostgreSQL) -> table, docs/bench_scaling.png
+bench-scaling: $(STAMP)
+	cd bench && ../$(PY) bench_scaling.py
 
 drills: $(STAMP)
 	cd bench && ../$(PY) drills.py

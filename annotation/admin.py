@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from .blindness import HideFromTwoRolesAdmin
 
@@ -15,6 +16,7 @@ from .models import (
     WorkbenchSettings,
 )
 from .releases import admin as releases_admin  # noqa: F401  (registers ReleaseAdmin)
+from .quality import admin as quality_admin  # noqa: F401  (registers gold, qualification, aggregation)
 
 
 @admin.register(Post)
@@ -24,7 +26,7 @@ class PostAdmin(admin.ModelAdmin):
     search_fields = ("text", "external_id")
     readonly_fields = ("text_sha256", "raw_text", "created_at")
 
-    @admin.display(description="text")
+    @admin.display(description=_("text"))
     def short_text(self, obj):
         return obj.text[:60]
 
@@ -36,25 +38,26 @@ class BatchAdmin(admin.ModelAdmin):
     actions = ["lock"]
 
     def get_queryset(self, request):
-        from django.db.models import Count
+        from django.db.models import Count, Q
 
         return super().get_queryset(request).annotate(
-            n_posts=Count("posts", distinct=True), n_judgments=Count("posts__judgments", distinct=True))
+            n_posts=Count("posts", distinct=True),
+            n_judgments=Count("posts__judgments", filter=Q(posts__judgments__gold=False), distinct=True))
 
-    @admin.display(description="posts", ordering="n_posts")
+    @admin.display(description=_("posts"), ordering="n_posts")
     def posts(self, obj):
         return obj.n_posts
 
-    @admin.display(description="judgments", ordering="n_judgments")
+    @admin.display(description=_("judgments"), ordering="n_judgments")
     def judgments(self, obj):
         return obj.n_judgments
 
-    @admin.display(description="progress")
+    @admin.display(description=_("progress"))
     def progress(self, obj):
         wanted = obj.n_posts * obj.annotators_per_post
         return f"{100 * obj.n_judgments / wanted:.0f}%" if wanted else "–"
 
-    @admin.action(description="Lock selected batches (judgments become final)")
+    @admin.action(description=_("Lock selected batches (judgments become final)"))
     def lock(self, request, queryset):
         from .assignment.services import batch_lock
 

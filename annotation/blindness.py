@@ -10,15 +10,16 @@ import io
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext_lazy as _
 
 from core.permissions import Role, user_has_role
 
 from .models import Batch, Judgment, Post
 
-HIDDEN_MESSAGE = ("This post is still waiting in your annotation queue (its batch is open and you have not "
+HIDDEN_MESSAGE = _("This post is still waiting in your annotation queue (its batch is open and you have not "
                   "judged it), so its judgments, labels and predictions stay hidden from you until you judge it "
                   "or the batch is locked.")
-RELEASE_HIDDEN_MESSAGE = ("This file holds judgments or labels of posts still waiting in your annotation queue "
+RELEASE_HIDDEN_MESSAGE = _("This file holds judgments or labels of posts still waiting in your annotation queue "
                           "(their batch is open and you have not judged them). It can be downloaded once you "
                           "have judged them or the batch is locked.")
 
@@ -78,3 +79,13 @@ class HideFromTwoRolesAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return without_hidden(request.user, super().get_queryset(request), post_field=self.blind_post_field)
+
+
+# Gold items (annotation/quality): their labels are the answers annotators are measured against, so
+# no list of them (page, API, a release's gold.csv) is shown to anyone who also annotates.
+GOLD_HIDDEN_MESSAGE = ("Gold labels are the answers annotators are measured against, so they are not shown to "
+                       "anyone who also annotates.")
+
+
+def gold_hidden_from(user) -> bool:
+    return user_has_role(user, Role.ANNOTATOR)

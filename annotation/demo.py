@@ -1,19 +1,30 @@
-"""Demo data written for this project (never ChLGBT or COLD text): posts, users and judgments."""
+"""The demo a research group would be in a few weeks in, for the embedded default (`make run`):
+users, a locked week-1 batch with six annotators' judgments (some adjudicated), final labels,
+release 1, an agreement report, and an open batch still being scored. Every post here was written
+by this project (never ChLGBT or COLD text). Runs and predictions are added by modeling/demo.py.
+Idempotent: each step checks what is already there."""
 from __future__ import annotations
 
 import random
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.db import transaction
 
 from core.permissions import Role, role_groups_ensure
 
+from .adjudication.services import final_labels_refresh, post_resolve
+from .agreement.selectors import interval_report_latest
+from .agreement.services import agreement_report_request
+from .assignment.services import assignment_next, batch_lock, judgment_submit
 from .importing.parsers import sha256_text
-from .models import Batch, Judgment, Post
+from .models import DIMENSIONS, Batch, FinalLabel, Judgment, Post, Provenance, Release
+from .releases.services import release_publish
 from .services import annotator_ensure
 
 DEMO_PASSWORD = "chlgbt-demo"
 
+# The open batch ("demo"), still being scored.
 # (text, explicit, implicit, emotional): the "true" scores demo annotators scatter around.
 DEMO_POSTS: list[tuple[str, int, int, int]] = [
     ("今天和朋友一起去看了彩虹骄傲游行，气氛很温暖。", 1, 1, 3),
@@ -73,39 +84,180 @@ DEMO_CONTEXT: list[tuple[str, str, str]] = [
 ]
 
 
-@transaction.atomic
-def seed_demo(*, judged_posts: int = 24, seed: int = 7) -> dict[str, int]:
+# The locked week-1 batch: every post judged by all six annotators, then released.
+# (text, explicit, implicit, emotional) as above.
+WEEK1_POSTS: list[tuple[str, int, int, int]] = [
+    ("周末去参加了同志亲友会的分享会，很多父母都在学习怎么支持孩子。", 1, 1, 2),
+    ("希望有一天同性伴侣也能在医院签字。", 1, 1, 3),
+    ("新闻里说又一个城市开通了同性伴侣的公证服务。", 1, 1, 1),
+    ("我室友是女同，人特别好，还经常帮我带饭。", 1, 1, 2),
+    ("看完那本关于跨性别青少年的书，哭了一晚上。", 1, 1, 4),
+    ("同性恋也是普通人，上班下班，吃饭睡觉。", 1, 1, 2),
+    ("学校心理老师说性取向不是可以选择的。", 1, 1, 1),
+    ("今天在地铁上看到两个男生牵手，觉得挺好的。", 1, 1, 2),
+    ("彩虹旗挂在咖啡店门口，老板说欢迎所有人。", 1, 1, 2),
+    ("我妈终于接受了我的女朋友，开心到想大喊！", 1, 1, 5),
+    ("为什么电视剧里的同性恋角色总是结局悲惨？", 1, 2, 3),
+    ("有同事说同性恋都很会打扮，这算夸奖还是刻板印象？", 1, 2, 2),
+    ("听说那个明星是gay，难怪他那么注意形象。", 2, 3, 2),
+    ("同性恋可以，但是别领养孩子，孩子会被同学笑话的。", 2, 4, 3),
+    ("女生和女生在一起不就是闺蜜吗，有什么好宣布的。", 2, 3, 2),
+    ("现在连广告都要放同性情侣，是不是有点过了？", 2, 3, 3),
+    ("我不歧视他们，只是觉得他们的生活方式太乱。", 2, 4, 3),
+    ("这种事情自己知道就好了，非要出柜搞得大家都尴尬。", 2, 3, 3),
+    ("跨性别？说到底还是男的吧。", 3, 4, 3),
+    ("如果我儿子是同性恋，我会带他去看医生。", 3, 4, 3),
+    ("双性恋都是骗子，骗完男的骗女的。", 4, 4, 4),
+    ("同性恋就是不想承担家庭责任的借口。", 3, 4, 3),
+    ("这些人天天在网上博同情，烦不烦啊！", 3, 3, 4),
+    ("变态就是变态，换个名字也还是变态！", 5, 3, 5),
+    ("同性恋都该滚出我们小区，别带坏小孩！", 5, 4, 5),
+    ("恶心死了，男人跟男人亲嘴，眼睛都要瞎了！", 5, 3, 5),
+    ("搞基的都有病，离他们远一点才安全。", 4, 4, 4),
+    ("一群死基佬，活着就是浪费空气。", 5, 3, 5),
+    ("这种不男不女的东西也配上电视？", 4, 3, 4),
+    ("同性恋就是被惯出来的，多揍几顿就好了。", 5, 4, 4),
+    ("人家两个人过日子，碍着谁了？", 1, 1, 3),
+    ("请大家不要再用“娘炮”这种词骂人了。", 1, 1, 3),
+    ("今天第一次在朋友圈说了自己是双性恋，手都在抖。", 1, 1, 4),
+    ("性少数学生在学校被欺负，老师却说是开玩笑。", 1, 1, 4),
+    ("社区医院开了友善门诊，就诊不用再解释半天。", 1, 1, 2),
+    ("他喜欢男生这件事，和他工作能力有什么关系？", 1, 1, 3),
+    ("看到有人说同性恋是病，真的很想翻白眼。", 1, 1, 3),
+    ("我们公司的多元包容培训其实挺走过场的。", 1, 2, 2),
+    ("朋友说他接受不了跨性别，但愿意先去了解一下。", 1, 2, 2),
+    ("不知道该怎么跟爸妈说我喜欢女生。", 1, 1, 3),
+    ("男孩子就要有男孩子的样子，别整天跟个姑娘似的。", 2, 4, 3),
+    ("他们想结婚就结呗，反正我是不会去参加婚礼的。", 2, 3, 2),
+    ("以前哪有这么多同性恋，都是被网络带的。", 2, 4, 3),
+    ("同性恋当老师我没意见，只要别在课堂上宣传。", 2, 3, 2),
+    ("我觉得跨性别的人就是想太多了。", 2, 3, 2),
+    ("这年头不说支持同性恋都不好意思发言了。", 2, 3, 3),
+    ("gay蜜就是女生的好姐妹，逛街必备。", 2, 3, 2),
+    ("又是彩虹周边，商家真会赚钱。", 1, 2, 2),
+    ("同性恋的圈子太乱了，这是大家都知道的事。", 3, 4, 3),
+    ("别跟我讲什么平权，先把人口问题解决了再说。", 3, 3, 4),
+    ("看见那个男的翘兰花指我就浑身难受。", 3, 3, 4),
+    ("同性恋骗婚的新闻太多了，害了多少女人！", 3, 3, 5),
+    ("我们村要是有这种人，早就被赶出去了。", 4, 4, 4),
+    ("同性恋就是道德败坏，还好意思上街游行？", 4, 3, 4),
+    ("滚！别拿你们那套歪理来污染年轻人！", 5, 3, 5),
+    ("这种人就不配当父母，孩子太可怜了。", 4, 4, 4),
+    ("男同就是艾滋病的源头，还有脸要权利？", 5, 4, 4),
+    ("今天志愿者活动遇到一对女同情侣，她们做的蛋糕超好吃。", 1, 1, 3),
+    ("如果喜欢一个人没有错，那为什么要躲躲藏藏？", 1, 1, 3),
+    ("有人在评论区说“同性恋去死”，居然还有人点赞，心寒。", 1, 1, 4),
+]
+
+WEEK1_BATCH = "demo-week-1"
+OPEN_BATCH = "demo"
+# How each demo annotator leans: a constant offset per dimension and how often they stray by one.
+ANNOTATOR_STYLE = {1: ((0, 1, 0), 0.25), 2: ((0, 0, 1), 0.2), 3: ((-1, 0, 0), 0.3), 4: ((0, 0, 0), 0.15),
+                   5: ((0, 0, 0), 0.5), 6: ((1, 0, -1), 0.3)}
+OPEN_BATCH_ITEMS_EACH = 20  # annotators 1-5 are part-way through the open batch; annotator6 has not started
+ADJUDICATED = 6  # disputed week-1 posts the adjudicator settles (the others keep their rounded mean)
+NOTE = "不确定这算不算刻板印象，标记一下请裁定。"
+
+
+def _scores(rng: random.Random, truth, annotator: int) -> dict[str, int]:
+    offsets, stray = ANNOTATOR_STYLE[annotator]
+    out = {}
+    for dim, t, offset in zip(DIMENSIONS, truth, offsets):
+        value = t + offset + (rng.choice([-1, 1]) if rng.random() < stray else 0)
+        out[dim] = min(5, max(1, value))
+    return out
+
+
+def _users():
     groups = role_groups_ensure()
     User = get_user_model()
-    annotators = [
-        annotator_ensure(username=f"annotator{i}", password=DEMO_PASSWORD, community_member=i <= 2) for i in range(1, 7)
-    ]
-    for name, role, staff in (("adjudicator", Role.ADJUDICATOR, False), ("researcher", Role.RESEARCHER, True)):
-        user, created = User.objects.get_or_create(username=name, defaults={"is_staff": staff, "is_superuser": staff})
-        if created:
-            user.set_password(DEMO_PASSWORD)
-            user.save()
+    annotators = [annotator_ensure(username=f"annotator{i}", community_member=i <= 2) for i in range(1, 7)]
+    staff = {}
+    for name, role, is_staff in (("adjudicator", Role.ADJUDICATOR, False), ("researcher", Role.RESEARCHER, True)):
+        user, _ = User.objects.get_or_create(username=name, defaults={"is_staff": is_staff, "is_superuser": is_staff})
         user.groups.add(groups[role])
-    batch, _ = Batch.objects.get_or_create(name="demo", defaults={"annotators_per_post": 6})
-    batch.annotators.add(*annotators)
-    posts = []
-    for (text, *_), (tone, identity, stance) in zip(DEMO_POSTS, DEMO_CONTEXT):
-        post, _ = Post.objects.get_or_create(text_sha256=sha256_text(text), defaults={
-            "text": text, "raw_text": text, "batch": batch, "tone": tone, "identity": identity, "stance": stance})
-        posts.append(post)
-    rng = random.Random(seed)
-    from .models import Assignment, AssignmentStatus
-    from django.utils import timezone
+        staff[name] = user
+    # One hash for every demo account that has no usable password yet (hashing is slow on purpose).
+    fresh = [u for u in [*annotators, *staff.values()] if not u.password or not u.has_usable_password()]
+    if fresh:
+        hashed = make_password(DEMO_PASSWORD)
+        User.objects.filter(pk__in=[u.pk for u in fresh]).update(password=hashed)
+    return annotators, staff
 
+
+@transaction.atomic
+def _batch(name: str, posts, annotators, context=None) -> Batch:
+    batch, _ = Batch.objects.get_or_create(name=name, defaults={"annotators_per_post": 6})
+    batch.annotators.add(*annotators)
+    for i, (text, *_) in enumerate(posts):
+        tags = dict(zip(("tone", "identity", "stance"), context[i])) if context else {}
+        Post.objects.get_or_create(text_sha256=sha256_text(text), defaults={"text": text, "raw_text": text,
+                                                                            "batch": batch, **tags})
+    return batch
+
+
+def _score_batch(batch: Batch, annotators, truths: dict[str, tuple], *, limit: int | None, seed: int) -> int:
+    """Each annotator takes items the way the page does (assignment_next) and submits them, until
+    the batch has no more for them or they reached `limit` judgments in it."""
     made = 0
-    for post, (_, *truth) in list(zip(posts, DEMO_POSTS))[:judged_posts]:
-        for annotator in annotators[:5]:  # annotator6 has work left to do in the demo
-            if Judgment.objects.filter(post=post, annotator=annotator).exists():
-                continue
-            scores = {dim: min(5, max(1, t + rng.choice([-1, 0, 0, 0, 1]))) for dim, t in
-                      zip(("explicit", "implicit", "emotional"), truth)}
-            Assignment.objects.get_or_create(post=post, annotator=annotator, defaults={
-                "assigned_at": timezone.now(), "status": AssignmentStatus.SUBMITTED, "completed_at": timezone.now()})
-            Judgment.objects.create(post=post, annotator=annotator, seconds_spent=rng.uniform(5, 40), **scores)
+    for number, annotator in enumerate(annotators, start=1):
+        rng = random.Random(seed * 100 + number)
+        done = Judgment.objects.filter(post__batch=batch, annotator=annotator).count()
+        while limit is None or done < limit:
+            item = assignment_next(annotator=annotator, batch_id=batch.pk)
+            if item is None:
+                break
+            scores = _scores(rng, truths[item.post.text], number)
+            flagged = number == 5 and "刻板印象" in item.post.text
+            judgment_submit(annotator=annotator, post_id=item.post_id, scores=scores, seconds_spent=rng.uniform(6, 45),
+                            flagged=flagged, note=NOTE if flagged else "")
+            done += 1
             made += 1
-    return {"annotators": len(annotators), "posts": len(posts), "judgments": made}
+    return made
+
+
+def _adjudicate(batch: Batch, adjudicator, truths: dict[str, tuple]) -> int:
+    """Settle the most disputed week-1 posts against the rubric, with a rationale."""
+    if FinalLabel.objects.filter(post__batch=batch, provenance=Provenance.ADJUDICATED).exists():
+        return 0
+    settled = 0
+    for post in Post.objects.filter(batch=batch).order_by("id"):
+        values = list(Judgment.objects.filter(post=post).values_list(*DIMENSIONS))
+        spread = {d: max(v[i] for v in values) - min(v[i] for v in values) for i, d in enumerate(DIMENSIONS)}
+        split = [d for d, s in spread.items() if s >= 2]
+        if not split:
+            continue
+        truth = dict(zip(DIMENSIONS, truths[post.text]))
+        label = FinalLabel.objects.filter(post=post).first()
+        post_resolve(adjudicator=adjudicator, post_id=post.pk, scores=truth, expected_version=0 if label is None or
+                     label.provenance == Provenance.AUTO else label.version,
+                     rationale=f"Settled against the rubric; the annotators were split on {', '.join(split)}.",
+                     tone=post.tone, identity=post.identity, stance=post.stance)
+        settled += 1
+        if settled == ADJUDICATED:
+            break
+    return settled
+
+
+def seed_demo(*, seed: int = 7) -> dict:
+    """Users, the locked week-1 batch (six judgments a post, some adjudicated), final labels,
+    release 1, an agreement report and the open batch part-way scored. Background jobs this
+    starts (the prior rebuild after the release, the agreement intervals) run where Celery sends
+    them; `manage.py seed_demo` runs them inline, so the demo is complete when it returns."""
+    annotators, staff = _users()
+    week1 = _batch(WEEK1_BATCH, WEEK1_POSTS, annotators)
+    made = _score_batch(week1, annotators, {text: tuple(t) for text, *t in WEEK1_POSTS}, limit=None, seed=seed)
+    batch_lock(batch_id=week1.pk)
+    final_labels_refresh(batch_id=week1.pk)
+    adjudicated = _adjudicate(week1, staff["adjudicator"], {text: tuple(t) for text, *t in WEEK1_POSTS})
+    release = Release.objects.order_by("number").first()
+    if release is None:
+        # Published before the open batch is scored, so release 1 holds exactly the locked batch.
+        release = release_publish(created_by=staff["researcher"], bootstrap=200)
+    if interval_report_latest() is None:
+        agreement_report_request(bootstrap=200)
+    demo = _batch(OPEN_BATCH, DEMO_POSTS, annotators, DEMO_CONTEXT)
+    made += _score_batch(demo, annotators[:5], {text: tuple(t) for text, *t in DEMO_POSTS},
+                         limit=OPEN_BATCH_ITEMS_EACH, seed=seed + 1)
+    return {"annotators": len(annotators), "posts": Post.objects.count(), "judgments": made,
+            "adjudicated": adjudicated, "release": release, "researcher": staff["researcher"]}

@@ -4,6 +4,7 @@ from . import review_views as v
 from .adjudication import views as adjudication
 from .assignment import views as assignment
 from .agreement import views as agreement
+from .quality import views as quality
 from .releases import views as releases
 
 app_name = "review"
@@ -18,4 +19,9 @@ urlpatterns = [
     path("releases/<id:number>/<str:name>", releases.release_file, name="release-file"),
     path("annotate/<id:batch_id>/feedback/", assignment.feedback, name="feedback"),
     path("vendor/plotly.min.js", v.plotly_js, name="plotly-js"),
+    path("quality/", quality.panel, name="quality"),
+    path("quality/annotators/<id:annotator_id>/", quality.annotator, name="quality-annotator"),
+    path("quality/gold/", quality.gold, name="quality-gold"),
+    path("quality/qualification/reset/", quality.qualification_reset, name="quality-qualification-reset"),
+    path("quality/aggregation/", quality.aggregation_request, name="quality-aggregation"),
 ]

@@ -23,3 +23,52 @@ PAPER_RUBRIC = {
         "5": {"explanation": "Extremely strong emotions.", "example": "我他妈真想一拳打死同性恋！"},
     },
 }
+
+# Guideline v2 = v1 with each explanation also in Simplified Chinese (written for this project;
+# the examples were Chinese already). The English text is unchanged.
+CHINESE_EXPLANATIONS = {
+    "explicit": {
+        "1": "提及 LGBT 群体，但没有敌意。",
+        "2": "略带不尊重，或表述方式有问题。",
+        "3": "对 LGBT 群体的态度明显不友善。",
+        "4": "带有强烈歧视性的言论。",
+        "5": "充满敌意、冒犯和仇恨的语言。",
+    },
+    "implicit": {
+        "1": "没有隐性偏见，也没有间接的负面态度。",
+        "2": "略有偏见的迹象，但并不明显。",
+        "3": "通过语气或语境流露出明显的隐性偏见。",
+        "4": "借助刻板印象表达强烈的隐性偏见。",
+        "5": "隐含深层而微妙的歧视语气。",
+    },
+    "emotional": {
+        "1": "语气平静、客观。",
+        "2": "略带情绪倾向，但较为克制。",
+        "3": "情绪立场明确。",
+        "4": "情绪色彩强烈。",
+        "5": "情绪极其强烈。",
+    },
+}
+# The key a rubric item carries its explanation under, per language other than English.
+EXPLANATION_KEYS = {"zh-hans": "explanation_zh"}
+
+
+def rubric_with_chinese(rubric: dict) -> dict:
+    """A copy of `rubric` whose items also carry `explanation_zh` where the English explanation is
+    the paper's (an item a researcher reworded is left without one rather than mistranslated)."""
+    paper = {(d, s): item["explanation"] for d, levels in PAPER_RUBRIC.items() for s, item in levels.items()}
+    result = {}
+    for dim, levels in rubric.items():
+        result[dim] = {}
+        for score, item in levels.items():
+            item = dict(item)
+            if paper.get((dim, score)) == item.get("explanation") and "explanation_zh" not in item:
+                item["explanation_zh"] = CHINESE_EXPLANATIONS[dim][score]
+            result[dim][score] = item
+    return result
+
+
+def rubric_explanation(item: dict, language: str | None) -> str:
+    """The explanation of a rubric item in `language` when the guideline has it, else the English one."""
+    key = EXPLANATION_KEYS.get((language or "").lower())
+    return (key and item.get(key)) or item.get("explanation", "")

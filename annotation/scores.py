@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from django.utils.translation import gettext as _
+
 from core.errors import DomainError
 
 from .models import DIMENSIONS, SCORE_RANGE
@@ -22,7 +24,8 @@ def scores_validate(scores: Mapping[str, object], *, dimensions: Iterable[str] =
     for dim in dimensions:
         value = scores.get(dim)
         if not is_score(value):
-            raise DomainError(f"{dim} must be an integer from {SCORE_MIN} to {SCORE_MAX} (got {value!r}).")
+            raise DomainError(_("%(dimension)s must be an integer from %(min)s to %(max)s (got %(value)r).")
+                              % {"dimension": dim, "min": SCORE_MIN, "max": SCORE_MAX, "value": value})
         clean[dim] = value  # type: ignore[assignment]
     return clean
 
@@ -33,7 +36,9 @@ def score_from_text(cell: str, column: str) -> tuple[int | None, str | None]:
     try:
         number = int(value)
     except ValueError:
-        return None, f"{column} must be an integer {SCORE_MIN}-{SCORE_MAX}, got {value[:20]!r}"
+        return None, _("%(column)s must be an integer %(min)s-%(max)s, got %(value)r") % {
+            "column": column, "min": SCORE_MIN, "max": SCORE_MAX, "value": value[:20]}
     if not is_score(number):
-        return None, f"{column} must be between {SCORE_MIN} and {SCORE_MAX}, got {number}"
+        return None, _("%(column)s must be between %(min)s and %(max)s, got %(value)s") % {
+            "column": column, "min": SCORE_MIN, "max": SCORE_MAX, "value": number}
     return number, None

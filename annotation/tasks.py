@@ -9,3 +9,19 @@ from .agreement.services import agreement_report_compute
 @shared_task(acks_late=True, soft_time_limit=600, time_limit=660)
 def agreement_bootstrap_task(report_id: int) -> str:
     return agreement_report_compute(report_id=report_id).status
+
+
+@shared_task(acks_late=True, soft_time_limit=600, time_limit=660)
+def aggregation_task(run_id: int) -> str:
+    from .quality.services import aggregation_compute
+
+    return aggregation_compute(run_id=run_id).status
+
+
+@shared_task(acks_late=True, soft_time_limit=600, time_limit=660)
+def quality_refresh_task() -> str:
+    """Beat: keep the quality panel's report and the aggregate current while annotation goes on."""
+    from .quality.services import quality_refresh
+
+    run = quality_refresh()
+    return run.status if run else "current"

@@ -1,5 +1,6 @@
 """use-m3 on this machine: posts per second for token states (cold cache) and the wall time of
-one `use-m3` training run (variant full: Myopia weighting, encoding, C-I-S, fusion search) on 1,000
+one `use-m3` training run (variant full, preset paper: Myopia weighting, encoding, C-I-S inference,
+cross-fitted fusion search, final refit) on 1,000
 posts. Reads the ChLGBT sample when ../shared is present, else the project's synthetic posts.
 
     python bench/bench_use_m3.py [--posts 1000]
@@ -23,7 +24,7 @@ def main() -> dict:
     parser.add_argument("--posts", type=int, default=1000)
     args = parser.parse_args()
     from modeling.maam.data import read_chlgbt_csv
-    from modeling.maam.train import TrainConfig, train
+    from modeling.maam.train import preset_config, train
     from modeling.maam.use_m3 import UseM3Encoder, shared_encoder
 
     if not SAMPLE.exists():
@@ -37,7 +38,8 @@ def main() -> dict:
     encode_s = time.perf_counter() - started
     shared_encoder()  # the training run below starts with its own empty cache
     started = time.perf_counter()
-    train(texts, labels, TrainConfig(variant="full", backbone="use-m3", seed=0))
+    # The paper's reading with use-m3: 5-fold cross-fitted fusion search, USE-embedding C-I-S inference.
+    train(texts, labels, preset_config("paper", variant="full", backbone="use-m3", seed=0))
     train_s = time.perf_counter() - started
     result = {"posts": len(texts), "cpu_cores": os.cpu_count(), "token_states_s": round(encode_s, 2),
               "token_states_posts_per_s": round(len(texts) / encode_s, 1),

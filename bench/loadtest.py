@@ -1,75 +1,210 @@
-"""Load test of the deployment shape: gunicorn (several workers) + PostgreSQL + Redis broker.
+"""Load test of the deployment shape, driven by Locust: gunicorn (several workers) + PostgreSQL +
+Redis broker, the load generator on the same machine (its own CPU share is reported).
 
     python bench/loadtest.py --annotators 50 --duration 60
     python bench/loadtest.py --annotators 200 --duration 60
+    python bench/loadtest.py --annotators 50 --duration 60 --think 0 0      # stress: no think time
 
-Simulated annotators read (think time), then submit, sometimes revise an earlier judgment or skip;
-two adjudicators poll the disagreement queue and open posts; a researcher polls the agreement
-dashboard and the runs API. Reports throughput, p50/p95/p99 per endpoint and the error rate, and
-checks that the database holds exactly the judgments (and values) the clients saw acknowledged.
-Pass --restart-postgres-at S to restart PostgreSQL S seconds in (the database drill)."""
+Simulated annotators claim a post, read it (think time), then score it with the one-request step
+(POST /api/queue/<batch>/submit/ answers with the next item), sometimes revise an earlier judgment
+(~10%) or skip (~5%); two adjudicators poll the disagreement queue and open posts; a researcher
+polls the agreement dashboard and the runs API. Locust (gevent, FastHttpUser) runs in this process;
+it reports throughput, p50/p95/p99 per endpoint, the error rate, the CPU used by the generator,
+gunicorn and PostgreSQL, and checks that the database holds exactly the judgments (and values) the
+clients saw acknowledged. Pass --restart-postgres-at S to restart PostgreSQL S seconds in (the
+database drill): clients retry 502/503/504 as the browser page does."""
 from __future__ import annotations
+
+import locust  # noqa: I001 - first: gevent patches the standard library before anything else loads
 
 import argparse
 import json
 import os
 import random
 import re
+import resource
 import subprocess
 import sys
-import threading
 import time
-from collections import defaultdict
+from pathlib import Path
 
-import requests
-from common import ROOT, percentile, setup_django, synthetic_posts
+import gevent
+from locust import FastHttpUser, between, constant, task
+from locust.env import Environment
+
+from common import ROOT, setup_django, synthetic_posts
 
 PORT = 8766
 BASE = f"http://127.0.0.1:{PORT}"
 PASSWORD = "load-test-password-1"
+RETRIED = (502, 503, 504)
 
 
-class Stats:
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.latency: dict[str, list[float]] = defaultdict(list)
-        self.errors: dict[str, int] = defaultdict(int)
-        self.retries = 0
+class Shared:
+    """What the simulated people share with the checker (one process, gevent: no locks needed)."""
 
-    def record(self, name: str, seconds: float, ok: bool) -> None:
-        with self.lock:
-            self.latency[name].append(seconds)
-            if not ok:
-                self.errors[name] += 1
+    batch_id = 0
+    think = (1.0, 3.0)
+    names: list[str] = []
+    acknowledged: dict[tuple[str, int], tuple] = {}
+    retries = 0
+    ready = 0  # annotators logged in with their first post
 
 
-def call(stats: Stats, name: str, session: requests.Session, method: str, url: str, retry: bool = True, **kw):
-    """One request; on 503/connection errors the client waits and retries (as the browser page does)."""
+def call(user, name: str, method: str, url: str, ok=(200, 201, 404), **kwargs):
+    """One request, recorded under `name`; 502/503/504 and connection errors are retried (they count
+    as failures), anything else outside `ok` is a failure."""
     for attempt in range(20):
-        start = time.perf_counter()
-        try:
-            response = session.request(method, BASE + url, timeout=30, **kw)
-            ok = response.status_code < 400 or response.status_code == 404
-        except requests.RequestException:
-            response, ok = None, False
-        stats.record(name, time.perf_counter() - start, ok)
-        if ok or not retry or (response is not None and response.status_code not in (502, 503, 504)):
-            return response
-        with stats.lock:
-            stats.retries += 1
-        time.sleep(0.5 + attempt * 0.2)
+        with user.client.request(method, url, name=name, catch_response=True, **kwargs) as response:
+            if response.status_code in ok:
+                response.success()
+                return response
+            response.failure(f"HTTP {response.status_code}")
+            if response.status_code not in RETRIED and response.status_code != 0:
+                return response
+        Shared.retries += 1
+        gevent.sleep(0.5 + attempt * 0.2)
     return response
 
 
-def login(username: str) -> requests.Session:
-    s = requests.Session()
-    page = s.get(f"{BASE}/accounts/login/")
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
-    s.post(f"{BASE}/accounts/login/", data={"username": username, "password": PASSWORD, "csrfmiddlewaretoken": token},
-           headers={"Referer": f"{BASE}/accounts/login/"})
-    s.headers["X-CSRFToken"] = s.cookies.get("csrftoken", "")
-    s.headers["Referer"] = BASE + "/"
-    return s
+class Person(FastHttpUser):
+    abstract = True
+    host = BASE
+    username = ""
+
+    def login(self) -> None:
+        """Log in through the form (one password hash on the server); tried again until it took."""
+        for attempt in range(10):
+            page = self.client.get("/accounts/login/", name="GET login")
+            found = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text or "")
+            if found:
+                self.client.post("/accounts/login/", data={"username": self.username, "password": PASSWORD,
+                                                           "csrfmiddlewaretoken": found.group(1)},
+                                 headers={"Referer": f"{BASE}/accounts/login/"}, name="POST login")
+                if any(c.name == "sessionid" for c in self.client.cookiejar):
+                    break
+            gevent.sleep(1 + attempt)
+        csrf = next((c.value for c in self.client.cookiejar if c.name == "csrftoken"), "")
+        self.headers = {"X-CSRFToken": csrf, "Referer": BASE + "/"}
+
+
+class Annotator(Person):
+    wait_time = between(1.0, 3.0)  # replaced by --think
+
+    def on_start(self) -> None:
+        self.username = Shared.names.pop()
+        self.rng = random.Random(self.username)
+        self.done: list[tuple[int, int]] = []
+        self.login()
+        gevent.sleep(self.rng.uniform(0, 3))  # people do not all start in the same second
+        self.item = self.claim()
+        Shared.ready += 1
+
+    def claim(self):
+        r = call(self, "POST next", "POST", f"/api/queue/{Shared.batch_id}/next/", headers=self.headers)
+        return r.json() if r is not None and r.status_code == 200 else None
+
+    @task
+    def score(self) -> None:
+        """One scoring step after reading the post (the wait before it is the think time)."""
+        if self.item is None or self.item["post"] is None:
+            self.item = self.claim()
+            if self.item is None or self.item["post"] is None:
+                self.stop()
+            return
+        post, roll = self.item["post"], self.rng.random()
+        if roll < 0.05:
+            r = call(self, "POST skip (answers the next item)", "POST", f"/api/queue/{Shared.batch_id}/skip/",
+                     json={"post": post}, headers=self.headers)
+            self.item = r.json() if r is not None and r.status_code == 200 else None
+            return
+        scores = {"explicit": self.rng.randint(1, 5), "implicit": self.rng.randint(1, 5),
+                  "emotional": self.rng.randint(1, 5)}
+        r = call(self, "POST submit + next (one step)", "POST", f"/api/queue/{Shared.batch_id}/submit/",
+                 json={"post": post, **scores}, headers=self.headers, ok=(201, 409))
+        if r is not None and r.status_code == 201:
+            body = r.json()
+            Shared.acknowledged[(self.username, post)] = tuple(scores.values())
+            self.done.append((body["judgment"]["id"], post))
+            self.item = body["next"]
+        else:
+            self.item = None
+        if self.done and roll > 0.9:
+            jid, jpost = self.rng.choice(self.done)
+            new = {"emotional": self.rng.randint(1, 5)}
+            r = call(self, "PATCH revise", "PATCH", f"/api/judgments/{jid}/", json=new, headers=self.headers)
+            if r is not None and r.status_code == 200:
+                e, i, _ = Shared.acknowledged[(self.username, jpost)]
+                Shared.acknowledged[(self.username, jpost)] = (e, i, new["emotional"])
+
+
+class Adjudicator(Person):
+    fixed_count = 2
+    wait_time = constant(2)
+    names = ["adj1", "adj2"]
+
+    def on_start(self) -> None:
+        self.username = Adjudicator.names.pop()
+        self.login()
+
+    @task
+    def poll(self) -> None:
+        r = call(self, "GET adjudication queue", "GET", "/adjudicate/")
+        ids = re.findall(r"/adjudicate/(\d+)/", r.text if r is not None and r.status_code == 200 else "")
+        if ids:
+            call(self, "GET adjudicate post", "GET", f"/adjudicate/{ids[0]}/")
+
+
+class Researcher(Person):
+    fixed_count = 1
+    wait_time = constant(5)
+
+    def on_start(self) -> None:
+        self.username = "res"
+        self.login()
+
+    @task
+    def poll(self) -> None:
+        call(self, "GET agreement dashboard", "GET", "/agreement/")
+        call(self, "GET runs API", "GET", "/api/runs/")
+
+
+def cpu_seconds(pids) -> float:
+    """utime + stime of these processes (and their finished children), from /proc."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15]) / tick  # utime stime cutime cstime
+    return total
+
+
+def processes(name: str) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() == name:
+                    out.append(int(entry.name))
+            except OSError:
+                pass
+    return out
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far, from /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    tick = os.sysconf("SC_CLK_TCK")
+    idle = fields[3] + fields[4]
+    return (sum(fields) - idle) / tick, sum(fields) / tick
+
+
+def self_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> dict:
@@ -77,12 +212,16 @@ def main() -> dict:
     parser.add_argument("--annotators", type=int, default=50)
     parser.add_argument("--duration", type=float, default=60)
     parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--think", type=float, nargs=2, default=(1.0, 3.0))
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--think", type=float, nargs=2, default=(1.0, 3.0), metavar=("MIN", "MAX"),
+                        help="seconds an annotator reads a post (0 0 = stress test)")
+    parser.add_argument("--posts", type=int, default=3000)
     parser.add_argument("--restart-postgres-at", type=float, default=None)
     parser.add_argument("--json-out")
     args = parser.parse_args()
     setup_django(postgres=True, name="chlgbt_load")
 
+    from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
     from annotation.importing.services import import_posts
@@ -91,118 +230,100 @@ def main() -> dict:
     from core.permissions import role_groups_ensure
 
     role_groups_ensure()
-    import_posts(("Sentences\r\n" + "".join(f"{t}\r\n" for t in synthetic_posts(3000))).encode(), batch_name="load")
-    batch = Batch.objects.get(name="load")
-    names = [f"ann{i:03d}" for i in range(args.annotators)]
-    for name in names:
-        annotator_ensure(username=name, password=PASSWORD)
-    from django.contrib.auth import get_user_model
-
+    import_posts(("Sentences\r\n" + "".join(f"{t}\r\n" for t in synthetic_posts(args.posts))).encode(),
+                 batch_name="load")
+    Shared.batch_id = Batch.objects.get(name="load").id
+    Shared.names = [f"ann{i:03d}" for i in range(args.annotators)]
+    for name in Shared.names:
+        annotator_ensure(username=name)
     for name, role in (("adj1", "adjudicator"), ("adj2", "adjudicator"), ("res", "researcher")):
-        user = get_user_model().objects.create_user(name, password=PASSWORD)
-        user.groups.add(Group.objects.get(name=role))
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "chlgbt_site.settings.base", "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-           "CELERY_BROKER_URL": "redis://127.0.0.1:6379/14", "CACHE_URL": "redis://127.0.0.1:6379/13"}
+        get_user_model().objects.create_user(name).groups.add(Group.objects.get(name=role))
+    from django.contrib.auth.hashers import make_password
+
+    get_user_model().objects.update(password=make_password(PASSWORD))  # one slow hash, not one per user
+    lo, hi = args.think
+    Annotator.wait_time = constant(0) if hi <= 0 else between(lo, hi)
+    from django.db import connection
+
+    connection.close()
+    env_vars = {**os.environ, "DJANGO_SETTINGS_MODULE": "chlgbt_site.settings.base", "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+                "CELERY_BROKER_URL": "redis://127.0.0.1:6379/14", "CACHE_URL": "redis://127.0.0.1:6379/13"}
     server = subprocess.Popen([sys.executable, "-m", "gunicorn", "chlgbt_site.wsgi", "--bind", f"127.0.0.1:{PORT}",
-                               "--workers", str(args.workers), "--threads", "2", "--log-level", "warning"],
-                              cwd=ROOT, env=env)
-    stats = Stats()
-    acknowledged: dict[tuple[str, int], tuple] = {}
-    ack_lock = threading.Lock()
-    stop = threading.Event()
+                               "--workers", str(args.workers), "--threads", str(args.threads),
+                               "--log-level", "warning"], cwd=ROOT, env=env_vars)
+    drill = None
     try:
-        for _ in range(100):
+        import urllib.request
+
+        for _ in range(150):
             try:
-                requests.get(f"{BASE}/accounts/login/", timeout=1)
+                urllib.request.urlopen(f"{BASE}/accounts/login/", timeout=1)
                 break
-            except requests.RequestException:
+            except OSError:
                 time.sleep(0.2)
-
-        def annotator(name: str):
-            rng = random.Random(name)
-            s = login(name)
-            done: list[tuple[int, int]] = []
-            time.sleep(rng.uniform(0, 3))  # people do not all start in the same second
-            while not stop.is_set():
-                r = call(stats, "POST next", s, "POST", f"/api/queue/{batch.id}/next/")
-                if r is None or r.status_code != 200 or r.json()["post"] is None:
-                    break
-                post = r.json()["post"]
-                time.sleep(rng.uniform(*args.think))
-                roll = rng.random()
-                if roll < 0.05:
-                    call(stats, "POST skip", s, "POST", f"/api/queue/{batch.id}/skip/", json={"post": post})
-                    continue
-                scores = {"explicit": rng.randint(1, 5), "implicit": rng.randint(1, 5), "emotional": rng.randint(1, 5)}
-                r = call(stats, "POST submit", s, "POST", "/api/judgments/", json={"post": post, **scores})
-                if r is not None and r.status_code == 201:
-                    with ack_lock:
-                        acknowledged[(name, post)] = tuple(scores.values())
-                    done.append((r.json()["id"], post))
-                if done and roll > 0.9:
-                    jid, jpost = rng.choice(done)
-                    new = {"emotional": rng.randint(1, 5)}
-                    r = call(stats, "PATCH revise", s, "PATCH", f"/api/judgments/{jid}/", json=new)
-                    if r is not None and r.status_code == 200:
-                        with ack_lock:
-                            e, i, _ = acknowledged[(name, jpost)]
-                            acknowledged[(name, jpost)] = (e, i, new["emotional"])
-
-        def adjudicator(name: str):
-            s = login(name)
-            while not stop.is_set():
-                r = call(stats, "GET adjudication queue", s, "GET", "/adjudicate/")
-                ids = re.findall(r"/adjudicate/(\d+)/", r.text if r is not None else "")
-                if ids:
-                    call(stats, "GET adjudicate post", s, "GET", f"/adjudicate/{ids[0]}/")
-                time.sleep(2)
-
-        def researcher():
-            s = login("res")
-            while not stop.is_set():
-                call(stats, "GET agreement dashboard", s, "GET", "/agreement/")
-                call(stats, "GET runs API", s, "GET", "/api/runs/")
-                time.sleep(5)
-
-        threads = [threading.Thread(target=annotator, args=(n,)) for n in names]
-        threads += [threading.Thread(target=adjudicator, args=(n,)) for n in ("adj1", "adj2")]
-        threads.append(threading.Thread(target=researcher))
+        # stop_timeout: at the end every simulated person finishes the request in flight, so what the
+        # server committed has been seen (acknowledged) by a client.
+        env = Environment(user_classes=[Annotator, Adjudicator, Researcher], events=locust.events, stop_timeout=90)
+        runner = env.create_local_runner()
+        runner.start(args.annotators + 3, spawn_rate=args.annotators + 3)
+        # Logging in (one password hash each on the server) is not what is measured: the window
+        # starts once every annotator has logged in and holds a post.
+        ramp = time.perf_counter()
+        while Shared.ready < args.annotators and time.perf_counter() - ramp < 180:
+            gevent.sleep(0.2)
+        warmup = time.perf_counter() - ramp
+        env.stats.reset_all()
+        Shared.retries = 0
+        gunicorn_pids = [server.pid] + [int(p) for p in subprocess.run(
+            ["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()]
+        postgres_pids = processes("postgres")
+        cpu0 = (self_cpu(), cpu_seconds(gunicorn_pids), cpu_seconds(postgres_pids), machine_busy())
         start = time.perf_counter()
-        for t in threads:
-            t.start()
-        drill = None
         if args.restart_postgres_at is not None:
-            time.sleep(args.restart_postgres_at)
+            gevent.sleep(args.restart_postgres_at)
             version = os.listdir("/etc/postgresql")[0]
             t0 = time.perf_counter()
             subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "restart"], check=True)
             drill = {"postgres_restart_at_s": args.restart_postgres_at, "restart_took_s": time.perf_counter() - t0}
-        time.sleep(max(0.0, args.duration - (time.perf_counter() - start)))
-        stop.set()
-        for t in threads:
-            t.join(timeout=60)
+        gevent.sleep(max(0.0, args.duration - (time.perf_counter() - start)))
+        gunicorn_pids += [int(p) for p in subprocess.run(
+            ["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()]
+        postgres_pids = sorted(set(postgres_pids) | set(processes("postgres")))
+        cpu1 = (self_cpu(), cpu_seconds(set(gunicorn_pids)), cpu_seconds(postgres_pids), machine_busy())
         wall = time.perf_counter() - start
+        runner.stop()  # graceful: waits up to stop_timeout for the tasks in flight
+        runner.quit()
     finally:
-        stop.set()
         server.terminate()
         server.wait(timeout=30)
-    from django.db import connection
-
-    connection.close()
     stored = {(u, p): (e, i, m) for u, p, e, i, m in
               Judgment.objects.values_list("annotator__username", "post_id", "explicit", "implicit", "emotional")}
+    capacity = (os.cpu_count() or 1) * wall
+    busy = cpu1[3][0] - cpu0[3][0]
+    cpu = {"generator_s": round(cpu1[0] - cpu0[0], 1), "gunicorn_s": round(cpu1[1] - cpu0[1], 1),
+           "postgres_s": round(cpu1[2] - cpu0[2], 1), "machine_busy_s": round(busy, 1),
+           "capacity_s": round(capacity, 1)}
+    cpu["generator_share_of_machine"] = round(cpu["generator_s"] / capacity, 3)
+    cpu["generator_share_of_busy"] = round(cpu["generator_s"] / max(busy, 1e-9), 3)
     endpoints = {}
-    for name, values in sorted(stats.latency.items()):
-        endpoints[name] = {"requests": len(values), "errors": stats.errors.get(name, 0),
-                           "p50_ms": round(percentile(values, 50) * 1000, 1),
-                           "p95_ms": round(percentile(values, 95) * 1000, 1),
-                           "p99_ms": round(percentile(values, 99) * 1000, 1)}
-    total = sum(len(v) for v in stats.latency.values())
-    result = {"annotators": args.annotators, "duration_s": round(wall, 1), "gunicorn": f"{args.workers} workers x 2 threads",
-              "requests": total, "throughput_rps": round(total / wall, 1),
-              "error_rate": round(sum(stats.errors.values()) / max(1, total), 4), "client_retries": stats.retries,
-              "acknowledged_judgments": len(acknowledged), "stored_judgments": len(stored),
-              "db_equals_acknowledged": stored == acknowledged, "endpoints": endpoints, "drill": drill}
+    for (name, _method), entry in sorted(env.stats.entries.items()):
+        if name in ("GET login", "POST login") or not entry.num_requests:
+            continue
+        endpoints[name] = {"requests": entry.num_requests, "errors": entry.num_failures,
+                           **{f"p{q}_ms": entry.get_response_time_percentile(q / 100) for q in (50, 95, 99)}}
+    total = sum(e["requests"] for e in endpoints.values())
+    errors = sum(e["errors"] for e in endpoints.values())
+    result = {"annotators": args.annotators, "think_s": list(args.think), "duration_s": round(wall, 1),
+              "warmup_s": round(warmup, 1),
+              "gunicorn": f"{args.workers} workers x {args.threads} threads", "generator": "Locust (FastHttpUser)",
+              "requests": total, "throughput_rps": round(total / wall, 1), "error_rate": round(errors / max(1, total), 4),
+              "client_retries": Shared.retries, "acknowledged_judgments": len(Shared.acknowledged),
+              "stored_judgments": len(stored), "db_equals_acknowledged": stored == Shared.acknowledged,
+              "acknowledged_but_not_stored": sum(1 for k, v in Shared.acknowledged.items() if stored.get(k) != v),
+              "stored_but_not_acknowledged": sum(1 for k in stored if k not in Shared.acknowledged),
+              "cpu": cpu, "endpoints": endpoints,
+              "failures": {f"{e.method} {e.name}: {e.error}": e.occurrences for e in env.stats.errors.values()},
+              "drill": drill}
     print(json.dumps(result, indent=1))
     if args.json_out:
         with open(args.json_out, "w") as fh:

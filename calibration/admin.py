@@ -1,4 +1,6 @@
 from django.contrib import admin
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from .models import PriorSnapshot, RebuildRequest
 from .services import rebuild_request
@@ -16,11 +18,11 @@ class PriorSnapshotAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    @admin.action(description="Rebuild priors from the same data (new snapshot)")
+    @admin.action(description=gettext_lazy("Rebuild priors from the same data (new snapshot)"))
     def rebuild_same_data(self, request, queryset):
         for snap in queryset:
             rebuild_request(release_id=snap.release_id, inferer=snap.inferer, created_by=request.user)
-        self.message_user(request, "Rebuild queued.")
+        self.message_user(request, _("Rebuild queued."))
 
 
 @admin.register(RebuildRequest)

@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class CalibrationConfig(AppConfig):
     name = "calibration"
-    verbose_name = "Calibration (C-I-S priors)"
+    verbose_name = _("Calibration (C-I-S priors)")
 
     def ready(self) -> None:
         from annotation.signals import release_published

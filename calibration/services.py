@@ -3,6 +3,7 @@ from __future__ import annotations
 
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotation.models import DIMENSIONS, Post, Release
 from annotation.releases.selectors import labelled_posts
@@ -39,13 +40,13 @@ def prior_snapshot_rebuild(*, release_id: int | None = None, inferer: str = "cue
                            states: list[CISState] | None = None) -> PriorSnapshot:
     release = Release.objects.filter(pk=release_id).first() if release_id else None
     if release_id and release is None:
-        raise DomainError("No such release.")
+        raise DomainError(_("No such release."))
     pairs = labelled_posts(release=release)
     if not pairs:
-        raise DomainError("There are no labelled posts to build priors from.")
-    posts = [p for p, _ in pairs]
+        raise DomainError(_("There are no labelled posts to build priors from."))
+    posts = [p for p, _labels in pairs]
     states = states if states is not None else post_states(posts, inferer)
-    priors, counts = compute_priors([labels for _, labels in pairs], states)
+    priors, counts = compute_priors([labels for _post, labels in pairs], states)
     sources: dict[str, int] = {}
     for s in states:
         sources[s.source] = sources.get(s.source, 0) + 1

@@ -10,6 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from annotation.blindness import ensure_visible, without_hidden
@@ -43,7 +44,7 @@ def _csv_response(rows: list[list], header: list[str], filename: str) -> HttpRes
 def _snapshot(pk) -> PriorSnapshot:
     snap = PriorSnapshot.objects.filter(pk=parse_id(pk)).first() if pk else PriorSnapshot.objects.first()
     if snap is None:
-        raise Http404("No prior snapshot yet: rebuild priors first.")
+        raise Http404(_("No prior snapshot yet: rebuild priors first."))
     return snap
 
 
@@ -54,7 +55,7 @@ def priors(request):
     if not snapshots:
         return render(request, "calibration/priors.html", {"snapshots": [], "figures": {}})
     snap = _snapshot(request.GET.get("snapshot"))
-    figs = {"priors": _fig_json(figures.prior_heatmaps(snap.priors, snap.counts, f"Priors #{snap.pk} — {snap.source}"))}
+    figs = {"priors": _fig_json(figures.prior_heatmaps(snap.priors, snap.counts, _("Priors #%(id)s — %(source)s") % {"id": snap.pk, "source": snap.source_display}))}
     other = request.GET.get("compare")
     if other:
         base = _snapshot(other)
@@ -74,11 +75,11 @@ def rebuild(request):
     require_role(request, Role.RESEARCHER)
     form = RebuildForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Choose a published release, or the current final labels.")
+        messages.error(request, _("Choose a published release, or the current final labels."))
         return redirect("calibration:priors")
     release = form.cleaned_data["release"]
     services.rebuild_request(release_id=release.pk if release else None, created_by=request.user)
-    messages.success(request, "Priors are being rebuilt; the new snapshot appears when it is done.")
+    messages.success(request, _("Priors are being rebuilt; the new snapshot appears when it is done."))
     return redirect("calibration:priors")
 
 
@@ -91,7 +92,7 @@ def token_weights(request):
         post_id = parse_id(request.GET["post"])
         post = Post.objects.filter(pk=post_id).first() if post_id else None
         if post is None:
-            raise Http404("No such post.")
+            raise Http404(_("No such post."))
         text = post.text
     text = text or "月半，骗婚的同性恋谈诚信挺有趣的！"
     myopia = _myopia(lexicon_current())
@@ -122,7 +123,7 @@ def _myopia(lexicon):
 def _run(run_id: int) -> TrainingRun:
     run = TrainingRun.objects.filter(pk=run_id, status="succeeded").first()
     if run is None or not run.metrics:
-        raise Http404("No finished run with that id.")
+        raise Http404(_("No finished run with that id."))
     return run
 
 
@@ -177,12 +178,12 @@ def overview(request):
 def case_study(request, post_id: int):
     require_role(request, Role.RESEARCHER)
     ensure_visible(request.user, post_id)  # a researcher who also annotates: blind to their open posts
-    from modeling.maam.astigmatism import CISState, cascade
+    from modeling.maam.astigmatism import CISState, prior_matrix
     from modeling.maam.train import MAAMModel
 
     post = Post.objects.filter(pk=post_id).first()
     if post is None:
-        raise Http404("No such post.")
+        raise Http404(_("No such post."))
     prediction = Prediction.objects.filter(post=post).select_related("run").order_by("-created_at").first()
     run_id = parse_id(request.GET.get("run")) or (prediction.run_id if prediction else None)
     if run_id is None:
@@ -194,14 +195,16 @@ def case_study(request, post_id: int):
     per_dim, figs = {}, {}
     for d, pred in predicted.items():
         dm = model.dims[d]
-        steps = [{"name": "model", "p": [round(float(v), 4) for v in pred["before"][0]]}]
+        steps = [{"name": _("model"), "p": [round(float(v), 4) for v in pred["before"][0]]}]
         priors_used = []
         if dm.fusion and pred["states"]:
             state: CISState = pred["states"][0]
-            for axis, p in zip(dm.fusion.order, cascade(pred["before"], dm.priors, pred["states"], dm.fusion.order,
-                                                         dm.fusion.alphas)):
-                steps.append({"name": f"after {axis} ({state.get(axis)})", "p": [round(float(v), 4) for v in p[0]]})
-                priors_used.append({"axis": axis, "state": state.get(axis), "q": dm.priors.table[axis][state.get(axis)]})
+            # The model's own steps (its prior mode); the prior row each step fused with.
+            for axis, p in zip(dm.fusion.order, pred["steps"]):
+                steps.append({"name": _("after %(axis)s (%(state)s)") % {"axis": axis, "state": _(state.get(axis)) if state.get(axis) else "—"},
+                              "p": [round(float(v), 4) for v in p[0]]})
+                row = prior_matrix(dm.priors, axis, [state], dm.fusion.prior_mode)[0]
+                priors_used.append({"axis": axis, "state": state.get(axis), "q": [round(float(v), 4) for v in row]})
         per_dim[d] = {"steps": steps, "priors": priors_used, "state": pred["states"][0].as_dict() if pred["states"] else None,
                       "source": pred["states"][0].source if pred["states"] else None,
                       "fusion": dm.fusion.to_dict() if dm.fusion else None}

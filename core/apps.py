@@ -1,11 +1,12 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class CoreConfig(AppConfig):
     """Infrastructure every app shares: job rows, domain errors, roles, middleware, URL converters."""
 
     name = "core"
-    verbose_name = "Core"
+    verbose_name = _("Core")
 
     def ready(self) -> None:
         from django.db.backends.signals import connection_created

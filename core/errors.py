@@ -3,10 +3,11 @@ a person can act on; a database outage becomes a 503 with a retry hint."""
 from __future__ import annotations
 
 from django.db import InterfaceError, OperationalError
+from django.utils.translation import gettext_lazy as _
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-DATABASE_UNAVAILABLE = "The database is temporarily unavailable. Nothing was saved; please retry in a few seconds."
+DATABASE_UNAVAILABLE = _("The database is temporarily unavailable. Nothing was saved; please retry in a few seconds.")
 RETRY_AFTER_SECONDS = "3"
 
 

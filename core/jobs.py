@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from django.db import InterfaceError, OperationalError, models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy as _
 
 logger = logging.getLogger(__name__)
 
@@ -22,11 +23,11 @@ logger = logging.getLogger(__name__)
 class JobStatus(models.TextChoices):
     """The life of every background job row."""
 
-    QUEUED = "queued"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    SUCCEEDED = "succeeded", _("Succeeded")
+    FAILED = "failed", _("Failed")
+    CANCELLED = "cancelled", _("Cancelled")
 
 
 FINISHED = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
@@ -39,16 +40,20 @@ class Job(models.Model):
     """Status, progress and timing every background job row carries."""
 
     Status = JobStatus
+    # The Celery task that runs a row of this kind, by name (it takes the row's id): what a restart
+    # of the embedded worker re-sends for rows still queued (jobs_recover_after_restart).
+    task_name: str = ""
 
-    status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED)
-    stage = models.CharField(max_length=64, blank=True)
-    progress_current = models.PositiveIntegerField(default=0)
-    progress_total = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(verbose_name=_("status"), max_length=16, choices=JobStatus.choices,
+                              default=JobStatus.QUEUED)
+    stage = models.CharField(verbose_name=_("stage"), max_length=64, blank=True)
+    progress_current = models.PositiveIntegerField(verbose_name=_("progress current"), default=0)
+    progress_total = models.PositiveIntegerField(verbose_name=_("progress total"), default=0)
+    error = models.TextField(verbose_name=_("error"), blank=True)
+    created_at = models.DateTimeField(verbose_name=_("created at"), auto_now_add=True)
+    started_at = models.DateTimeField(verbose_name=_("started at"), null=True, blank=True)
+    updated_at = models.DateTimeField(verbose_name=_("updated at"), auto_now=True)
+    finished_at = models.DateTimeField(verbose_name=_("finished at"), null=True, blank=True)
 
     class Meta:
         abstract = True
@@ -62,6 +67,16 @@ class Job(models.Model):
         if self.status == JobStatus.SUCCEEDED:
             return 100
         return int(100 * self.progress_current / self.progress_total) if self.progress_total else 0
+
+    @property
+    def stage_display(self) -> str:
+        """The stage in the active language (known names are listed in STAGE_NAMES); others as stored."""
+        return gettext(self.stage) if self.stage else ""
+
+
+# The stages jobs report (the MAAM core's progress callback, the scoring job), marked for translation.
+STAGE_NAMES = (_("parsing"), _("weighting"), _("training"), _("cross-fitting"), _("calibrating"), _("evaluating"),
+               _("saving"), _("loading model"), _("scoring"), _("done"))
 
 
 J = TypeVar("J", bound=Job)
@@ -185,3 +200,33 @@ def _record_quietly(transition, model, job_id: int, **kwargs) -> None:
         transition(model, job_id, **kwargs)
     except Exception:
         logger.exception("could not record the outcome of %s %s", model.__name__, job_id)
+
+
+INTERRUPTED_BY_RESTART = ("The workbench was stopped while this job ran, so it did not finish. "
+                          "Nothing it would have written was kept; launch it again.")
+
+
+def jobs_recover_after_restart(send_task: Callable[..., Any]) -> dict[str, dict[str, int]]:
+    """For the embedded default's single worker, as it starts: a job still marked running was
+    interrupted when `make run` stopped (its process is gone), so it is failed with a reason that
+    says so; a job still queued is sent again, because its message may have been taken by the
+    stopped worker (a duplicate delivery does nothing: job_start is guarded). Never call this where
+    several workers share a broker - the others' running jobs are alive. `send_task` is Celery's
+    `app.send_task`."""
+    from django.apps import apps
+
+    outcome: dict[str, dict[str, int]] = {}
+    for model in apps.get_models():
+        if not issubclass(model, Job):
+            continue
+        now = timezone.now()
+        failed = model.objects.filter(status=JobStatus.RUNNING).update(
+            status=JobStatus.FAILED, error=INTERRUPTED_BY_RESTART, finished_at=now, updated_at=now)
+        queued = list(model.objects.filter(status=JobStatus.QUEUED).values_list("pk", flat=True)) if model.task_name else []
+        for pk in queued:
+            send_task(model.task_name, args=[pk])
+        if failed or queued:
+            logger.warning("%s after a restart: %d interrupted (failed), %d queued (sent again)",
+                           model.__name__, failed, len(queued))
+        outcome[model._meta.label] = {"failed": failed, "requeued": len(queued)}
+    return outcome

@@ -4,8 +4,9 @@ from __future__ import annotations
 import logging
 
 from django.db import InterfaceError, OperationalError
-from django.http import HttpResponse, JsonResponse
+from django.http import JsonResponse
 
+from .error_views import error_page
 from .errors import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS
 
 logger = logging.getLogger(__name__)
@@ -25,6 +26,8 @@ class DatabaseUnavailableMiddleware:
         if request.path.startswith("/api/") or "application/json" in request.headers.get("Accept", ""):
             response = JsonResponse({"detail": DATABASE_UNAVAILABLE}, status=503)
         else:
-            response = HttpResponse(f"<h1>Temporarily unavailable</h1><p>{DATABASE_UNAVAILABLE}</p>", status=503)
+            # templates/503.html in the site's style, rendered without touching the database.
+            response = error_page(request, "503.html", 503, message=DATABASE_UNAVAILABLE,
+                                  retry_after=RETRY_AFTER_SECONDS, retry_path=request.get_full_path())
         response["Retry-After"] = RETRY_AFTER_SECONDS
         return response

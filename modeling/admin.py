@@ -6,6 +6,8 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from annotation.blindness import HideFromTwoRolesAdmin
 from annotation.releases.admin import release_admin_action
@@ -32,13 +34,14 @@ def launch_view(model_admin, request):
             runs = services.training_run_launch(
                 created_by=request.user, release_id=c["release"].pk if c["release"] else None,
                 dimensions=c["dimensions"], variants=c["variants"], seeds=c["seeds"], backbone=c["backbone"].strip(),
-                hyperparameters=form.hyperparameters(), device=c["device"])
+                hyperparameters=form.hyperparameters(), device=c["device"], preset=c["preset"])
         except DomainError as exc:
             form.add_error(None, str(exc))
         else:
-            model_admin.message_user(request, f"Launched {len(runs)} run(s).", messages.SUCCESS)
+            model_admin.message_user(request, ngettext("Launched %(n)s run.", "Launched %(n)s runs.", len(runs))
+                                     % {"n": len(runs)}, messages.SUCCESS)
             return redirect(reverse("modeling:runs") + f"?group={runs[0].launch_group}")
-    context = {**model_admin.admin_site.each_context(request), "form": form, "title": "Launch MAAM training",
+    context = {**model_admin.admin_site.each_context(request), "form": form, "title": _("Launch MAAM training"),
                "opts": model_admin.model._meta}
     return TemplateResponse(request, "modeling/admin_launch.html", context)
 
@@ -61,11 +64,11 @@ class TrainingRunAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="progress")
+    @admin.display(description=gettext_lazy("progress"))
     def progress(self, obj):
-        return format_html('<a href="{}">{}% {}</a>', reverse("modeling:run", args=[obj.pk]), obj.percent, obj.stage)
+        return format_html('<a href="{}">{}% {}</a>', reverse("modeling:run", args=[obj.pk]), obj.percent, obj.stage_display)
 
-    @admin.action(description="Cancel selected runs")
+    @admin.action(description=gettext_lazy("Cancel selected runs"))
     def cancel(self, request, queryset):
         for run in queryset:
             try:
@@ -73,7 +76,7 @@ class TrainingRunAdmin(admin.ModelAdmin):
             except DomainError as exc:
                 self.message_user(request, str(exc), messages.WARNING)
 
-    @admin.action(description="Re-run selected runs")
+    @admin.action(description=gettext_lazy("Re-run selected runs"))
     def rerun(self, request, queryset):
         try:
             for run in queryset:
@@ -81,7 +84,7 @@ class TrainingRunAdmin(admin.ModelAdmin):
         except DomainError as exc:
             self.message_user(request, str(exc), messages.ERROR)
 
-    @admin.action(description="Score all posts with the selected run")
+    @admin.action(description=gettext_lazy("Score all posts with the selected run"))
     def score_all(self, request, queryset):
         for run in queryset:
             try:
@@ -89,9 +92,9 @@ class TrainingRunAdmin(admin.ModelAdmin):
             except DomainError as exc:
                 self.message_user(request, str(exc), messages.ERROR)
             else:
-                self.message_user(request, f"Scoring with run {run.pk} launched.", messages.SUCCESS)
+                self.message_user(request, _("Scoring with run %(id)s launched.") % {"id": run.pk}, messages.SUCCESS)
 
-    @admin.action(description="Compare selected runs (Table 2 layout)")
+    @admin.action(description=gettext_lazy("Compare selected runs (Table 2 layout)"))
     def compare(self, request, queryset):
         ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
         return redirect(reverse("modeling:compare") + f"?ids={ids}")
@@ -109,9 +112,9 @@ class TrainingRunAdmin(admin.ModelAdmin):
             except DomainError as exc:
                 form.add_error(None, str(exc))
             else:
-                self.message_user(request, f"Scoring job {job.pk} launched.", messages.SUCCESS)
+                self.message_user(request, _("Scoring job %(id)s launched.") % {"id": job.pk}, messages.SUCCESS)
                 return redirect("admin:modeling_scoringjob_changelist")
-        context = {**self.admin_site.each_context(request), "form": form, "title": f"Score with run {run_id}",
+        context = {**self.admin_site.each_context(request), "form": form, "title": _("Score with run %(id)s") % {"id": run_id},
                    "opts": self.model._meta}
         return TemplateResponse(request, "modeling/admin_launch.html", context)
 
@@ -133,7 +136,7 @@ class PredictionAdmin(HideFromTwoRolesAdmin):
 
 
 @release_admin_action
-@admin.action(description="Launch the MAAM ablation on this release (4 variants × 5 seeds)")
+@admin.action(description=gettext_lazy("Launch the MAAM ablation on this release (4 variants × 5 seeds)"))
 def launch_ablation(model_admin, request, queryset):
     for release in queryset:
         try:
@@ -144,4 +147,5 @@ def launch_ablation(model_admin, request, queryset):
         except DomainError as exc:
             model_admin.message_user(request, str(exc), messages.ERROR)
         else:
-            model_admin.message_user(request, f"Launched {len(runs)} runs on release {release.number}.", messages.SUCCESS)
+            model_admin.message_user(request, _("Launched %(n)s runs on release %(number)s.")
+                                     % {"n": len(runs), "number": release.number}, messages.SUCCESS)

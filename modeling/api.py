@@ -1,6 +1,7 @@
 """REST endpoints for runs and predictions (researchers only)."""
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -16,11 +17,13 @@ from .models import Prediction, TrainingRun
 
 class RunOut(serializers.ModelSerializer):
     percent = serializers.IntegerField()
+    status_display = serializers.CharField(source="get_status_display", read_only=True)  # in the caller's language
+    stage_display = serializers.CharField(read_only=True)
 
     class Meta:
         model = TrainingRun
         fields = ["id", "launch_group", "release", "variant", "dimensions", "seed", "backbone", "hyperparameters",
-                  "device", "device_used", "status", "stage", "progress_current", "progress_total", "percent", "metrics",
+                  "device", "device_used", "status", "status_display", "stage", "stage_display", "progress_current", "progress_total", "percent", "metrics",
                   "artifact_path", "artifact_checksum", "error", "log_tail", "lexicon_version", "git_revision",
                   "versions", "created_at", "started_at", "updated_at", "finished_at"]
 
@@ -49,7 +52,7 @@ class RunDetailApi(APIView):
     def get(self, request, run_id: int):
         run = TrainingRun.objects.filter(pk=run_id).first()
         if run is None:
-            raise NotFound("No such run.")
+            raise NotFound(_("No such run."))
         return Response(RunOut(run).data)
 
 
@@ -64,6 +67,6 @@ class PredictionListApi(APIView):
             value = request.query_params.get(field)
             if value:
                 if parse_id(value) is None:
-                    raise DomainError(f"{field} must be an integer id.")
+                    raise DomainError(_("%(field)s must be an integer id.") % {"field": field})
                 qs = qs.filter(**{f"{field}_id": parse_id(value)})
         return Response(PredictionOut(qs[:1000], many=True).data)

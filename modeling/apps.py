@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ModelingConfig(AppConfig):
     name = "modeling"
-    verbose_name = "Modeling (MAAM)"
+    verbose_name = _("Modeling (MAAM)")
 
     def ready(self) -> None:
         from core.predictions import prediction_provider_register

@@ -1,6 +1,7 @@
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
-from annotation.models import DIMENSIONS, Release
+from annotation.models import DIMENSIONS, Dimension, Release
 
 from .maam.backbones import OFFLINE_BACKBONES
 from .models import DevicePreference, ScoringScope, Variant
@@ -10,29 +11,39 @@ def parse_seeds(text: str) -> list[int]:
     try:
         seeds = sorted({int(part) for part in text.replace(" ", "").split(",") if part})
     except ValueError:
-        raise forms.ValidationError("Seeds are integers separated by commas, e.g. 0,1,2,3,4.")
+        raise forms.ValidationError(_("Seeds are integers separated by commas, e.g. 0,1,2,3,4."))
     if not seeds or len(seeds) > 20:
-        raise forms.ValidationError("Give between 1 and 20 seeds.")
+        raise forms.ValidationError(_("Give between 1 and 20 seeds."))
     return seeds
 
 
 class LaunchForm(forms.Form):
-    release = forms.ModelChoiceField(Release.objects.all(), required=False,
-                                     help_text="Train on its train split, evaluate on its test split. "
-                                               "Empty: the current final labels, split by seed.")
-    variants = forms.MultipleChoiceField(choices=Variant.choices, initial=list(Variant.values),
+    release = forms.ModelChoiceField(Release.objects.all(), required=False, label=_("Release"),
+                                     help_text=_("Train on its train split, evaluate on its test split. "
+                                                 "Empty: the current final labels, split by seed."))
+    variants = forms.MultipleChoiceField(choices=Variant.choices, initial=list(Variant.values), label=_("Variants"),
                                          widget=forms.CheckboxSelectMultiple)
-    dimensions = forms.MultipleChoiceField(choices=[(d, d) for d in DIMENSIONS], initial=list(DIMENSIONS),
+    dimensions = forms.MultipleChoiceField(choices=Dimension.choices, initial=list(DIMENSIONS), label=_("Dimensions"),
                                            widget=forms.CheckboxSelectMultiple)
-    seeds = forms.CharField(initial="0,1,2,3,4")
-    backbone = forms.CharField(initial="char-ngram", max_length=500,
-                               help_text="char-ngram, use-m3 or hybrid (offline), or a transformers model name / "
-                                         "local path (e.g. /models/macbert)")
-    epochs = forms.IntegerField(initial=3, min_value=1, max_value=50, help_text="transformer backbones")
-    learning_rate = forms.FloatField(initial=2e-5, min_value=1e-7, max_value=1.0, help_text="transformer backbones")
-    batch_size = forms.IntegerField(initial=16, min_value=1, max_value=512)
-    C = forms.FloatField(initial=2.0, min_value=1e-4, help_text="char-ngram, use-m3, hybrid: inverse regularisation")
-    device = forms.ChoiceField(choices=DevicePreference.choices, initial=DevicePreference.AUTO)
+    seeds = forms.CharField(initial="0,1,2,3,4", label=_("Seeds"))
+    backbone = forms.CharField(initial="hybrid", max_length=500, label=_("Backbone"),
+                               help_text=_("char-ngram, use-m3 or hybrid (offline), or a transformers model name / "
+                                           "local path (e.g. /models/macbert)"))
+    epochs = forms.IntegerField(initial=3, min_value=1, max_value=50, label=_("Epochs"), help_text=_("transformer backbones"))
+    learning_rate = forms.FloatField(initial=2e-5, min_value=1e-7, max_value=1.0, label=_("Learning rate"),
+                                     help_text=_("transformer backbones"))
+    batch_size = forms.IntegerField(initial=16, min_value=1, max_value=512, label=_("Batch size"))
+    C = forms.FloatField(initial=2.0, min_value=1e-4, label="C",
+                         help_text=_("char-ngram, use-m3, hybrid: inverse regularisation"))
+    device = forms.ChoiceField(choices=DevicePreference.choices, initial=DevicePreference.AUTO, label=_("Device"))
+    preset = forms.ChoiceField(
+        choices=[("best-offline", _("best-offline: the best configuration measured offline")),
+                 ("paper", _("paper: the paper's reading (Table 2 reproduction)"))],
+        initial="best-offline", required=False, label=_("Preset"),
+        help_text=_("C-I-S inference, prior mode, decoding and Myopia mode (docs/maam_offline.md)"))
+
+    def clean_preset(self):
+        return self.cleaned_data.get("preset") or "best-offline"
 
     def clean_seeds(self):
         return parse_seeds(self.cleaned_data["seeds"])
@@ -45,6 +56,6 @@ class LaunchForm(forms.Form):
 
 
 class ScoreForm(forms.Form):
-    scope = forms.ChoiceField(choices=ScoringScope.choices, initial=ScoringScope.ALL)
-    release = forms.ModelChoiceField(Release.objects.all(), required=False)
-    file = forms.FileField(required=False, help_text="CSV in ChLGBT format (scope: uploaded file)")
+    scope = forms.ChoiceField(choices=ScoringScope.choices, initial=ScoringScope.ALL, label=_("Scope"))
+    release = forms.ModelChoiceField(Release.objects.all(), required=False, label=_("Release"))
+    file = forms.FileField(required=False, label=_("File"), help_text=_("CSV in ChLGBT format (scope: uploaded file)"))

@@ -9,11 +9,12 @@ import uuid
 from datetime import timedelta
 from pathlib import Path
 
-import numpy as np
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotation.models import DIMENSIONS, Post, Release
+from annotation.releases.files import post_key
 from annotation.releases.selectors import label_rows, labelled_posts
 from core.errors import DomainError, NotFound, QueueUnavailable
 from core.jobs import (
@@ -28,6 +29,10 @@ from core.jobs import (
 )
 
 from .maam.backbones import OFFLINE_BACKBONES
+from .maam.train import PRESETS
+
+DEFAULT_PRESET = "best-offline"  # what new runs use (docs/maam_offline.md); "paper" is the paper's reading
+FUSION_SETTING_KEYS = ("prior_mode", "decode", "myopia_mode", "cis", "fusion_order", "min_gain")
 from .maam.lexicon import Lexicon, LexiconEntry
 from .models import LexiconTerm, Prediction, ScoringJob, ScoringScope, TrainingRun, Variant
 
@@ -63,8 +68,8 @@ def queue_check() -> None:
         with app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
     except Exception as exc:
-        raise QueueUnavailable(f"The task queue is unavailable ({exc.__class__.__name__}); nothing was launched. "
-                               "Check that Redis is running and try again.") from exc
+        raise QueueUnavailable(_("The task queue is unavailable (%(error)s); nothing was launched. "
+                                 "Check that Redis is running and try again.") % {"error": exc.__class__.__name__}) from exc
 
 
 def release_data(release: Release | None, seed: int = 0) -> dict:
@@ -74,13 +79,21 @@ def release_data(release: Release | None, seed: int = 0) -> dict:
     return {"train": [r for r in rows if r["split"] == "train"], "test": [r for r in rows if r["split"] == "test"]}
 
 
+def manual_tags(keys: list[str]) -> list[dict | None]:
+    """The C-I-S tags adjudicators set (Post.tone / identity / stance, all three), per post key."""
+    tagged = {post_key(p.external_id, p.text_sha256): {"C": p.tone, "I": p.identity, "S": p.stance}
+              for p in Post.objects.exclude(tone="").exclude(identity="").exclude(stance="")
+              .only("external_id", "text_sha256", "tone", "identity", "stance")}
+    return [tagged.get(k) for k in keys]
+
+
 def _validate_launch(*, release: Release | None, dimensions, variants, seeds, backbone: str) -> None:
     if not dimensions or any(d not in DIMENSIONS for d in dimensions):
-        raise DomainError(f"Choose dimensions among {', '.join(DIMENSIONS)}.")
+        raise DomainError(_("Choose dimensions among %(choices)s.") % {"choices": ", ".join(DIMENSIONS)})
     if not variants or any(v not in Variant.values for v in variants):
-        raise DomainError(f"Choose variants among {', '.join(Variant.values)}.")
+        raise DomainError(_("Choose variants among %(choices)s.") % {"choices": ", ".join(Variant.values)})
     if not seeds:
-        raise DomainError("Give at least one seed.")
+        raise DomainError(_("Give at least one seed."))
     if backbone not in OFFLINE_BACKBONES and not os.path.isdir(backbone):
         from huggingface_hub import try_to_load_from_cache
 
@@ -89,30 +102,42 @@ def _validate_launch(*, release: Release | None, dimensions, variants, seeds, ba
         except Exception:  # not even a valid hub id
             cached = None
         if not isinstance(cached, str):
-            raise DomainError(f"Backbone {backbone!r} is neither one of {', '.join(OFFLINE_BACKBONES)}, a local model directory, nor in the "
-                              "Hugging Face cache; this machine cannot download it.")
+            raise DomainError(_("Backbone %(backbone)r is neither one of %(offline)s, a local model directory, nor in the "
+                                "Hugging Face cache; this machine cannot download it.")
+                              % {"backbone": backbone, "offline": ", ".join(OFFLINE_BACKBONES)})
     data = release_data(release, seeds[0])
     if len(data["train"]) < 10 or not data["test"]:
-        raise DomainError(f"The split is too small: {len(data['train'])} training and {len(data['test'])} test posts "
-                          "(need at least 10 and 1). Publish a release with more labelled posts.")
+        raise DomainError(_("The split is too small: %(train)s training and %(test)s test posts "
+                            "(need at least 10 and 1). Publish a release with more labelled posts.")
+                          % {"train": len(data["train"]), "test": len(data["test"])})
     for d in dimensions:
         classes = {r[d] for r in data["train"]}
         if len(classes) < 2:
-            raise DomainError(f"The training labels of {d} have a single class ({classes.pop()}); nothing can be learned.")
+            raise DomainError(_("The training labels of %(dimension)s have a single class (%(label)s); nothing can be learned.")
+                              % {"dimension": d, "label": classes.pop()})
 
 
 # --------------------------------------------------------------------------- launch / control
 
 def training_run_launch(*, created_by, release_id: int | None, dimensions: list[str], variants: list[str],
-                        seeds: list[int], backbone: str = "char-ngram", hyperparameters: dict | None = None,
-                        device: str = "auto") -> list[TrainingRun]:
-    """Create one run per variant x seed (one launch of 'the ablation') and enqueue them."""
+                        seeds: list[int], backbone: str | None = None, hyperparameters: dict | None = None,
+                        device: str = "auto", preset: str = DEFAULT_PRESET,
+                        fusion_settings: dict | None = None) -> list[TrainingRun]:
+    """Create one run per variant x seed (one launch of 'the ablation') and enqueue them. Each run
+    records the preset's fusion settings (or `fusion_settings` verbatim: a re-run); the backbone
+    is the caller's, else the preset's."""
     release = None
     if release_id is not None:
         release = Release.objects.filter(pk=release_id).first()
         if release is None:
-            raise NotFound("No such release.")
+            raise NotFound(_("No such release."))
+    if preset not in PRESETS:
+        raise DomainError(_("Unknown preset %(preset)r; choose one of %(presets)s.")
+                          % {"preset": preset, "presets": ", ".join(sorted(PRESETS))})
+    backbone = backbone or PRESETS[preset]["backbone"]
     _validate_launch(release=release, dimensions=dimensions, variants=variants, seeds=seeds, backbone=backbone)
+    if fusion_settings is None:
+        fusion_settings = {"preset": preset, **{k: v for k, v in PRESETS[preset].items() if k != "backbone"}}
     queue_check()
     runs_fail_stale()  # without a beat (the embedded default), launching is when lost runs are noticed
     lexicon = lexicon_current()
@@ -120,7 +145,7 @@ def training_run_launch(*, created_by, release_id: int | None, dimensions: list[
     with transaction.atomic():
         runs = [TrainingRun.objects.create(
             launch_group=group, release=release, variant=v, dimensions=list(dimensions), seed=s, backbone=backbone,
-            hyperparameters=hyperparameters or {}, device=device, created_by=created_by,
+            hyperparameters=hyperparameters or {}, fusion_settings=fusion_settings, device=device, created_by=created_by,
             lexicon_version=lexicon.version, lexicon_terms=[[e.term, e.kind] for e in lexicon.entries],
         ) for v in variants for s in seeds]
         for run in runs:
@@ -141,7 +166,8 @@ def _enqueue_training(run_id: int) -> None:
 
 def training_run_cancel(*, run_id: int) -> TrainingRun:
     if not job_cancel(TrainingRun, run_id):
-        raise DomainError(f"Run {run_id} already {TrainingRun.objects.get(pk=run_id).status}; nothing to cancel.")
+        raise DomainError(_("Run %(id)s is already %(status)s; nothing to cancel.")
+                          % {"id": run_id, "status": TrainingRun.objects.get(pk=run_id).get_status_display().lower()})
     run = TrainingRun.objects.get(pk=run_id)
     if run.celery_task_id:
         try:
@@ -157,7 +183,8 @@ def training_run_rerun(*, run_id: int, created_by) -> TrainingRun:
     old = TrainingRun.objects.get(pk=run_id)
     return training_run_launch(created_by=created_by, release_id=old.release_id, dimensions=old.dimensions,
                                variants=[old.variant], seeds=[old.seed], backbone=old.backbone,
-                               hyperparameters=old.hyperparameters, device=old.device)[0]
+                               hyperparameters=old.hyperparameters, device=old.device,
+                               fusion_settings=dict(old.fusion_settings or {}))[0]
 
 
 def runs_fail_stale(*, older_than_seconds: int | None = None) -> int:
@@ -221,11 +248,13 @@ def _train_and_evaluate(run: TrainingRun) -> JobDone:
     reporter = RunReporter(run.pk)
     data = release_data(run.release, run.seed)
     lexicon = Lexicon(tuple(LexiconEntry(t, k) for t, k in run.lexicon_terms), version=run.lexicon_version)
+    fusion = {k: v for k, v in (run.fusion_settings or {}).items() if k in FUSION_SETTING_KEYS}
     config = TrainConfig(variant=run.variant, dimensions=tuple(run.dimensions), backbone=run.backbone,
-                         backbone_params=run.hyperparameters, seed=run.seed, device=run.device)
+                         backbone_params=run.hyperparameters, seed=run.seed, device=run.device, **fusion)
     texts = [r["text"] for r in data["train"]]
     labels = {d: [r[d] for r in data["train"]] for d in run.dimensions}
-    model = train(texts, labels, config, lexicon, progress=reporter,
+    tags = manual_tags([r["id"] for r in data["train"]])  # adjudicators' C-I-S tags: extra prototypes
+    model = train(texts, labels, config, lexicon, tags=tags, progress=reporter,
                   data_hash=run.release.content_hash if run.release else "")
     test_texts = [r["text"] for r in data["test"]]
     test_labels = {d: [r[d] for r in data["test"]] for d in run.dimensions}
@@ -253,18 +282,19 @@ def scoring_job_launch(*, created_by, run_id: int, scope: str = ScoringScope.ALL
                        upload: bytes | None = None, upload_name: str = "") -> ScoringJob:
     run = TrainingRun.objects.filter(pk=run_id).first()
     if run is None:
-        raise NotFound("No such run.")
+        raise NotFound(_("No such run."))
     if run.status != JobStatus.SUCCEEDED:
-        raise DomainError(f"Run {run_id} has not succeeded ({run.status}); score with a finished run.")
+        raise DomainError(_("Run %(id)s has not succeeded (%(status)s); score with a finished run.")
+                          % {"id": run_id, "status": run.get_status_display().lower()})
     if scope not in ScoringScope.values:
-        raise DomainError("Unknown scope.")
+        raise DomainError(_("Unknown scope."))
     if scope == ScoringScope.RELEASE and not Release.objects.filter(pk=release_id).exists():
-        raise DomainError("Choose the release to score.")
+        raise DomainError(_("Choose the release to score."))
     queue_check()
     upload_path = ""
     if scope == ScoringScope.UPLOAD:
         if not upload:
-            raise DomainError("Upload the CSV or JSONL file to score.")
+            raise DomainError(_("Upload the CSV or JSONL file to score."))
         folder = Path(settings.MEDIA_ROOT) / "scoring-uploads"
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{uuid.uuid4().hex}-{Path(upload_name).name or 'upload.csv'}"
@@ -290,7 +320,7 @@ def _enqueue_scoring(job_id: int) -> None:
 
 def _scoring_posts(job: ScoringJob) -> list[Post]:
     if job.scope == ScoringScope.RELEASE:
-        return [post for post, _ in labelled_posts(release=job.release)]
+        return [post for post, _labels in labelled_posts(release=job.release)]
     return list(Post.objects.order_by("id"))
 
 
@@ -325,7 +355,7 @@ def _score(job: ScoringJob) -> JobDone:
             if d in predictions:
                 before, after = predictions[d]["before"][i], predictions[d]["after"][i]
                 probs[d] = {"before": [round(float(v), 6) for v in before], "after": [round(float(v), 6) for v in after]}
-                labels[d] = int(np.argmax(after)) + 1
+                labels[d] = int(predictions[d]["labels"][i])
         states = next((predictions[d]["states"] for d in predictions if predictions[d]["states"]), None)
         rows.append(Prediction(post=post, run=job.run, explicit=labels.get("explicit"),
                                implicit=labels.get("implicit"), emotional=labels.get("emotional"),

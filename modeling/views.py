@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from core.converters import parse_id
@@ -12,7 +13,7 @@ from core.errors import DomainError
 from core.permissions import Role, require_role
 
 from . import selectors, services
-from .models import TrainingRun
+from .models import TrainingRun, Variant
 
 
 @login_required
@@ -29,7 +30,7 @@ def run_detail(request, run_id: int):
     require_role(request, Role.RESEARCHER)
     run = TrainingRun.objects.filter(pk=run_id).select_related("release").first()
     if run is None:
-        raise Http404("No such run.")
+        raise Http404(_("No such run."))
     return render(request, "modeling/run.html", {"run": run})
 
 
@@ -40,13 +41,13 @@ def run_action(request, run_id: int, action: str):
     try:
         if action == "cancel":
             services.training_run_cancel(run_id=run_id)
-            messages.success(request, f"Run {run_id} cancelled.")
+            messages.success(request, _("Run %(id)s cancelled.") % {"id": run_id})
         elif action == "rerun":
             new = services.training_run_rerun(run_id=run_id, created_by=request.user)
-            messages.success(request, f"Run {new.pk} launched.")
+            messages.success(request, _("Run %(id)s launched.") % {"id": new.pk})
             return redirect("modeling:run", new.pk)
         else:
-            raise Http404("Unknown action.")
+            raise Http404(_("Unknown action."))
     except DomainError as exc:
         messages.error(request, str(exc))
     return redirect("modeling:run", run_id)
@@ -70,6 +71,6 @@ def compare(request):
                 cells.append(row["cells"].get((d, metric)))
         brier = [row["cells"][(d, "brier")]["mean"] for d in table["dims"] if (d, "brier") in row["cells"]]
         ece = [row["cells"][(d, "ece")]["mean"] for d in table["dims"] if (d, "ece") in row["cells"]]
-        rows.append({"variant": row["variant"], "cells": cells, "seeds": row["seeds"],
+        rows.append({"variant": Variant(row["variant"]).label, "cells": cells, "seeds": row["seeds"],
                      "brier": sum(brier) / len(brier) if brier else None, "ece": sum(ece) / len(ece) if ece else None})
     return render(request, "modeling/compare.html", {"dims": table["dims"], "rows": rows, "runs": list(qs)})

@@ -15,7 +15,13 @@ if os.environ.get("HYPOTHESIS_PROFILE"):
     hypothesis_settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
 from rest_framework.test import APIClient
 
+from core.translations import compile_catalogues
+
 CHROMIUM = "/usr/bin/chromium"
+
+# The .mo files are build output (not in git): compile the committed .po files for this run, so
+# pytest works straight from a checkout as `make test` does.
+compile_catalogues()
 
 
 def _require(flag: str, available: bool, reason: str) -> None:

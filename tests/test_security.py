@@ -20,7 +20,8 @@ XSS = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
 
 def test_check_deploy_is_clean_with_production_settings():
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "chlgbt_site.settings.production",
-           "DJANGO_SECRET_KEY": secrets.token_urlsafe(50), "DJANGO_ALLOWED_HOSTS": "chlgbt.example.org"}
+           "DJANGO_SECRET_KEY": secrets.token_urlsafe(50), "DJANGO_ALLOWED_HOSTS": "chlgbt.example.org",
+           "CELERY_BROKER_URL": "redis://redis:6379/0"}  # production needs its broker, as docker-compose.yml gives it
     env.pop("DATABASE_URL", None)
     result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
                             capture_output=True, text=True, env=env)
@@ -91,6 +92,21 @@ def routes(w):
         ("get", reverse("calibration:overview"), {"res"}, None),
         ("get", reverse("calibration:case", args=[p]), {"res"}, None),
         ("get", reverse("admin:index"), {"res"}, None),
+        # Annotator quality (issue 12)
+        ("get", reverse("annotation:qualification", args=[b]), {"a1", "a2"}, reverse("annotation:annotate", args=[b])),
+        ("get", reverse("api:api-qualification", args=[b]), {"a1", "a2"}, None),
+        ("get", reverse("review:quality"), {"res"}, None),
+        ("get", reverse("review:quality-annotator", args=[w["a1"].pk]), {"res"}, None),
+        ("get", reverse("review:quality-gold"), {"res"}, None),
+        ("post", reverse("review:quality-aggregation"), {"res"}, reverse("review:quality")),
+        ("get", reverse("api:api-quality-annotators"), {"res"}, None),
+        ("get", reverse("api:api-quality-annotator", args=[w["a1"].pk]), {"res"}, None),
+        ("get", reverse("api:api-quality-alerts"), {"res"}, None),
+        ("get", reverse("api:api-quality-gold"), {"res"}, None),
+        ("get", reverse("api:api-quality-batch", args=[b]), {"res"}, None),
+        ("get", reverse("api:api-quality-qualifications"), {"res"}, None),
+        ("get", reverse("api:api-quality-aggregation"), {"res"}, None),
+        ("get", reverse("api:api-quality-aggregates"), {"res"}, None),
     ]
 
 

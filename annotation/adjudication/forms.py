@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from ..models import DIMENSIONS, Identity, Stance, Tone
 from ..scores import SCORE_MAX, SCORE_MIN
 
-CONTEXT_FIELDS = (("tone", "Tone (C)", Tone), ("identity", "Identity (I)", Identity), ("stance", "Stance (S)", Stance))
+CONTEXT_FIELDS = (("tone", _("Tone (C)"), Tone), ("identity", _("Identity (I)"), Identity), ("stance", _("Stance (S)"), Stance))
 
 
 class AdjudicationForm(forms.Form):
@@ -31,5 +32,5 @@ class AdjudicationForm(forms.Form):
 
 
 def context_choices(post) -> list[dict]:
-    return [{"name": name, "label": label, "choices": choices.values, "value": getattr(post, name)}
+    return [{"name": name, "label": label, "choices": choices.choices, "value": getattr(post, name)}
             for name, label, choices in CONTEXT_FIELDS]

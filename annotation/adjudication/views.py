@@ -5,25 +5,36 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 
 from core.errors import Conflict, DomainError, NotFound
 from core.permissions import Role, require_role
 from core.predictions import latest_prediction
 
 from ..blindness import ensure_visible
-from ..models import DIMENSIONS, Provenance, WorkbenchSettings
+from ..models import AUTOMATIC, DIMENSIONS, WorkbenchSettings
+from ..quality.selectors import aggregate_for_post
 from . import selectors, services
 from .forms import AdjudicationForm, context_choices
 
-QUEUE_SHOWN = 200
+QUEUE_PAGE = 50
 WARNINGS_SHOWN = 500
 
 
 @login_required
 def adjudication_queue(request):
     require_role(request, Role.ADJUDICATOR, Role.RESEARCHER)
-    posts = list(selectors.adjudication_queue(viewer=request.user)[:QUEUE_SHOWN])
-    return render(request, "annotation/adjudication_queue.html", {"posts": posts, "dims": DIMENSIONS})
+    # Keyset pages: the next QUEUE_PAGE posts after the last id shown (bounded work on every page).
+    try:
+        after = max(0, int(request.GET.get("after", 0)))
+    except ValueError:
+        after = 0
+    posts = list(selectors.adjudication_queue(viewer=request.user, after=after, limit=QUEUE_PAGE + 1))
+    more = len(posts) > QUEUE_PAGE
+    posts = posts[:QUEUE_PAGE]
+    return render(request, "annotation/adjudication_queue.html", {
+        "posts": posts, "dims": DIMENSIONS, "after": after,
+        "next_after": posts[-1].pk if more else None})
 
 
 @login_required
@@ -34,31 +45,33 @@ def adjudicate(request, post_id: int):
     if request.method == "POST":
         form = AdjudicationForm(request.POST)
         if not form.is_valid():
-            messages.error(request, "Every dimension needs a score from 1 to 5.")
+            messages.error(request, _("Every dimension needs a score from 1 to 5."))
         else:
             try:
                 services.post_resolve(adjudicator=request.user, post_id=post_id, **form.resolve_arguments())
             except NotFound:
-                raise Http404("No such post.")
+                raise Http404(_("No such post."))
             except Conflict as exc:
                 conflict = str(exc)
             except DomainError as exc:
                 messages.error(request, str(exc))
             else:
-                messages.success(request, f"Post #{post_id} adjudicated.")
-                nxt = selectors.adjudication_queue(viewer=request.user).exclude(pk=post_id).first()
-                return redirect("review:adjudicate", nxt.pk) if nxt else redirect("review:adjudication")
+                messages.success(request, _("Post #%(id)s adjudicated.") % {"id": post_id})
+                nxt = (selectors.disagreement_post_ids(viewer=request.user, after=post_id).first()
+                       or selectors.disagreement_post_ids(viewer=request.user).exclude(post_id=post_id).first())
+                return redirect("review:adjudicate", nxt) if nxt else redirect("review:adjudication")
     try:
         summary = selectors.post_summary(post_id=post_id)
     except NotFound:
-        raise Http404("No such post.")
+        raise Http404(_("No such post."))
     label = summary.label
-    settled = label is not None and label.provenance != Provenance.AUTO
+    settled = label is not None and label.provenance not in AUTOMATIC
     return render(request, "annotation/adjudicate.html", {
         "post": summary.post, "means": summary.means, "label": label, "dims": DIMENSIONS, "conflict": conflict,
         "rows": summary.rows(show_names=WorkbenchSettings.current().show_annotator_names_to_adjudicators),
         "version": label.version if settled else 0, "initial": label.scores() if settled else summary.means,
         "context_choices": context_choices(summary.post), "prediction": latest_prediction(post_id=post_id),
+        "aggregate": aggregate_for_post(post_id=post_id, means=summary.means),
         "own_judgment": services.OWN_JUDGMENT_MESSAGE if selectors.judged_by(request.user, post_id) else None,
     })
 

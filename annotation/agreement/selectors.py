@@ -2,20 +2,22 @@
 and the bootstrap-interval reports."""
 from __future__ import annotations
 
-from django.core.cache import cache
 from django.db.models import Count, Max
 
 from core.jobs import JobStatus
+
+from django.utils.translation import gettext_noop
 
 from ..models import DIMENSIONS, AgreementReport, AnnotatorProfile, Batch, Judgment
 from ..selectors import pseudonym_fallback
 from .mathematics import LEVELS, Ratings, alpha, dimension_entry, ratings_from_rows
 
-COMMUNITY_GROUPS = {True: "community member", False: "not a member", None: "unknown"}
+# Stored in reports as these English keys; pages translate them (gettext_noop marks them for the catalogue).
+COMMUNITY_GROUPS = {True: gettext_noop("community member"), False: gettext_noop("not a member"), None: gettext_noop("unknown")}
 
 
 def load_ratings(*, batch_ids: list[int] | None = None) -> Ratings:
-    qs = Judgment.objects.all()
+    qs = Judgment.objects.counted()  # answers to gold items never count toward agreement
     if batch_ids is not None:
         qs = qs.filter(post__batch_id__in=batch_ids)
     return ratings_from_rows(list(qs.values_list("annotator_id", "post_id", *DIMENSIONS)), DIMENSIONS)
@@ -23,7 +25,7 @@ def load_ratings(*, batch_ids: list[int] | None = None) -> Ratings:
 
 def judgments_fingerprint() -> str:
     """Changes whenever a judgment is added, removed or revised."""
-    agg = Judgment.objects.aggregate(n=Count("id"), last=Max("updated_at"), top=Max("id"))
+    agg = Judgment.objects.counted().aggregate(n=Count("id"), last=Max("updated_at"), top=Max("id"))
     return f"{agg['n']}:{agg['top']}:{agg['last'].isoformat() if agg['last'] else ''}"
 
 
@@ -56,22 +58,6 @@ def agreement_report(*, bootstrap: int = 0, batch_ids: list[int] | None = None, 
     return report
 
 
-def agreement_report_cached(*, timeout: int = 300) -> dict:
-    """The dashboard's report, recomputed only when the judgments changed (pollers share it)."""
-    key = f"agreement-report:{judgments_fingerprint()}"
-    try:
-        report = cache.get(key)
-    except Exception:  # the cache (Redis) is down: compute, do not fail the page
-        return agreement_report(bootstrap=0)
-    if report is None:
-        report = agreement_report(bootstrap=0)
-        try:
-            cache.set(key, report, timeout)
-        except Exception:
-            pass
-    return report
-
-
 def interval_report_latest() -> AgreementReport | None:
     """The newest finished bootstrap-interval report."""
     return AgreementReport.objects.filter(status=JobStatus.SUCCEEDED).first()
@@ -81,14 +67,8 @@ def interval_report_pending() -> AgreementReport | None:
     return AgreementReport.objects.filter(status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).first()
 
 
-def dashboard_report() -> dict:
-    """The cached report with the intervals of the latest finished bootstrap report merged in."""
-    report = agreement_report_cached()
-    latest = interval_report_latest()
-    if not (latest and latest.payload):
-        return report
-    merged = {**report, "dimensions": {d: dict(e) for d, e in report["dimensions"].items()}}
-    for d in DIMENSIONS:
-        if "interval" in latest.payload["dimensions"].get(d, {}):
-            merged["dimensions"][d]["interval"] = latest.payload["dimensions"][d]["interval"]
-    return merged
+def dashboard_report() -> AgreementReport | None:
+    """What the dashboard shows: the newest report a background job finished computing (α, pairs,
+    severity, subgroups, trend and bootstrap intervals), or None before the first one. The page
+    never computes α itself; researchers ask for a fresh report with a button."""
+    return AgreementReport.objects.filter(status=JobStatus.SUCCEEDED, payload__isnull=False).first()

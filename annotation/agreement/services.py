@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from core.errors import QueueUnavailable
 from core.jobs import job_fail, job_run
@@ -20,7 +21,7 @@ def agreement_report_request(*, bootstrap: int) -> AgreementReport:
         transaction.on_commit(lambda: agreement_bootstrap_task.delay(report.pk))
     except Exception as exc:  # broker down (eager callbacks run right here outside a transaction)
         job_fail(AgreementReport, report.pk, reason=f"The task queue is unavailable: {exc}")
-        raise QueueUnavailable("The task queue is unavailable; try again when Redis is back.") from exc
+        raise QueueUnavailable(_("The task queue is unavailable; try again when Redis is back.")) from exc
     return report
 
 

@@ -2,6 +2,7 @@
 Thin: validate with a serializer, call one service, serialise the result."""
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
@@ -18,6 +19,7 @@ from .serializers import (
     JudgmentSubmitIn,
     QueueItemOut,
     SkipIn,
+    SubmitAndNextOut,
     scores_of,
 )
 
@@ -26,9 +28,23 @@ JUDGMENTS_LISTED = 500
 
 def _next_item(annotator, batch_id: int) -> dict:
     """Claim the annotator's next post (or resume their open one) and describe it."""
-    assignment = services.assignment_next(annotator=annotator, batch_id=batch_id)
-    batch = assignment.post.batch if assignment else selectors.batch_for_annotator(annotator, batch_id)
+    return _describe(annotator, batch_id, services.assignment_next(annotator=annotator, batch_id=batch_id))
+
+
+def _describe(annotator, batch_id: int, assignment) -> dict:
+    """The queue item for a claimed assignment (or for none left in the batch)."""
+    if assignment is None:
+        batch = selectors.batch_for_annotator(annotator, batch_id)
+    else:  # a gold item is answered for the batch it was served in
+        batch = assignment.gold_batch if assignment.gold_batch_id else assignment.post.batch
     return selectors.queue_item(annotator=annotator, batch=batch, assignment=assignment)
+
+
+def _taken(exc: services.PostTaken, validated: dict) -> Response:
+    """409 for a refused late submission. Give the annotator back what they typed: it was not
+    saved, and it must not vanish silently."""
+    entered = {**scores_of(validated), "note": validated["note"], "flagged": validated["flagged"]}
+    return Response({"detail": str(exc), "entered": entered}, status=status.HTTP_409_CONFLICT)
 
 
 class BatchListApi(APIView):
@@ -60,6 +76,29 @@ class QueueSkipApi(APIView):
         return Response(QueueItemOut(_next_item(request.user, batch_id)).data)
 
 
+class QueueSubmitApi(APIView):
+    """One scoring step in one request: submit the judgment, get the next item back (the annotator
+    page uses this; POST judgments/ then POST next/ still work)."""
+
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(request=JudgmentSubmitIn, responses={201: SubmitAndNextOut})
+    def post(self, request, batch_id: int):
+        data = JudgmentSubmitIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        scores = scores_of(v)
+        try:
+            judgment, assignment = services.judgment_submit_and_next(
+                annotator=request.user, batch_id=batch_id, post_id=v["post"], scores=scores,
+                seconds_spent=v["seconds_spent"], note=v["note"], flagged=v["flagged"],
+            )
+        except services.PostTaken as exc:
+            return _taken(exc, v)
+        out = {"judgment": judgment, "next": _describe(request.user, batch_id, assignment)}
+        return Response(SubmitAndNextOut(out).data, status=status.HTTP_201_CREATED)
+
+
 class JudgmentListApi(APIView):
     permission_classes = [IsAnnotator]
 
@@ -80,9 +119,7 @@ class JudgmentListApi(APIView):
                 seconds_spent=v["seconds_spent"], note=v["note"], flagged=v["flagged"],
             )
         except services.PostTaken as exc:
-            # Give the annotator back what they typed: it was not saved, and it must not vanish silently.
-            return Response({"detail": str(exc), "entered": {**scores, "note": v["note"], "flagged": v["flagged"]}},
-                            status=status.HTTP_409_CONFLICT)
+            return _taken(exc, v)
         return Response(JudgmentOut(judgment).data, status=status.HTTP_201_CREATED)
 
 
@@ -93,7 +130,7 @@ class JudgmentDetailApi(APIView):
     def get(self, request, judgment_id: int):
         judgment = selectors.judgments_of(request.user).filter(pk=judgment_id).first()
         if judgment is None:
-            raise NotFound("No such judgment of yours.")
+            raise NotFound(_("No such judgment of yours."))
         return Response(JudgmentOut(judgment).data)
 
     @extend_schema(request=JudgmentReviseIn, responses=JudgmentOut)

@@ -70,6 +70,13 @@ class QueueItemOut(serializers.Serializer):
     guideline_version = serializers.IntegerField(allow_null=True)
 
 
+class SubmitAndNextOut(serializers.Serializer):
+    """A submitted judgment and the next item of the queue, in one response."""
+
+    judgment = JudgmentOut()
+    next = QueueItemOut()
+
+
 class SkipIn(serializers.Serializer):
     post = serializers.IntegerField(min_value=1, max_value=MAX_ID)
 

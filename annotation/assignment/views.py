@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 
 from core.errors import NotFound
 from core.permissions import Role, require_role
 
 from ..models import DIMENSIONS
+from ..quality.selectors import qualification_state
 from ..selectors import guideline_current
 from . import selectors
 
@@ -30,7 +32,9 @@ def annotate(request, batch_id: int):
     try:
         batch = selectors.batch_for_annotator(request.user, batch_id)
     except NotFound:
-        raise Http404("No such batch in your queue.")
+        raise Http404(_("No such batch in your queue."))
+    if not qualification_state(annotator=request.user, batch=batch).queue_open:
+        return redirect("annotation:qualification", batch.pk)  # the batch starts with a qualification round
     return render(request, "annotation/annotate.html", {"batch": batch, "guideline": guideline_current()})
 
 
@@ -40,6 +44,6 @@ def feedback(request, batch_id: int):
     require_role(request, Role.ANNOTATOR)
     found = selectors.locked_batch_feedback(annotator=request.user, batch_id=batch_id)
     if found is None:
-        raise Http404("Feedback is available once the batch is locked.")
+        raise Http404(_("Feedback is available once the batch is locked."))
     batch, rows = found
     return render(request, "annotation/feedback.html", {"batch": batch, "rows": rows, "dims": DIMENSIONS})

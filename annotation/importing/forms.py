@@ -1,16 +1,22 @@
 from django import forms
 from django.conf import settings
+from django.utils.formats import number_format
+from django.utils.translation import gettext_lazy as _
 
 
 class PostUploadForm(forms.Form):
-    file = forms.FileField(help_text="CSV in ChLGBT format (Sentences[,Explicit,Implicit,Emotional]) or JSONL.")
-    batch = forms.CharField(required=False, max_length=120, help_text="Put the posts in this batch (created if new).")
-    with_labels = forms.BooleanField(required=False, help_text="The file's labels become final labels (provenance: imported).")
+    file = forms.FileField(label=_("File"), help_text=_("CSV in ChLGBT format (Sentences[,Explicit,Implicit,Emotional]) or JSONL."))
+    batch = forms.CharField(required=False, max_length=120, label=_("Batch"),
+                            help_text=_("Put the posts in this batch (created if new)."))
+    with_labels = forms.BooleanField(required=False, label=_("With labels"),
+                                     help_text=_("The file's labels become final labels (provenance: imported)."))
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
         if upload.size > settings.IMPORT_MAX_BYTES:
-            raise forms.ValidationError(f"The file is {upload.size:,} bytes; the limit is {settings.IMPORT_MAX_BYTES:,}.")
+            raise forms.ValidationError(_("The file is %(size)s bytes; the limit is %(limit)s.") % {
+                "size": number_format(upload.size, force_grouping=True),
+                "limit": number_format(settings.IMPORT_MAX_BYTES, force_grouping=True)})
         if not upload.name.lower().endswith((".csv", ".jsonl", ".ndjson", ".txt")):
-            raise forms.ValidationError("Upload a .csv or .jsonl file.")
+            raise forms.ValidationError(_("Upload a .csv or .jsonl file."))
         return upload

@@ -9,6 +9,8 @@ import io
 import json
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+
 from ..models import DIMENSIONS
 from ..scores import score_from_text
 from .cleaning import clean_text
@@ -23,7 +25,7 @@ class ImportProblem:
     reason: str
 
     def __str__(self) -> str:
-        return f"line {self.line}: {self.reason}" if self.line else self.reason
+        return _("line %(line)s: %(reason)s") % {"line": self.line, "reason": self.reason} if self.line else self.reason
 
 
 class ImportFailed(Exception):
@@ -64,7 +66,7 @@ def decode_bytes(data: bytes) -> tuple[str, str, list[ImportProblem]]:
     if utf8_nonascii_ok:
         # Mostly UTF-8 with some lines in another encoding: a mixed file, refuse those lines.
         problems = [
-            ImportProblem(n, "undecodable bytes: this line is not UTF-8 while the rest of the file is (mixed encodings)")
+            ImportProblem(n, _("undecodable bytes: this line is not UTF-8 while the rest of the file is (mixed encodings)"))
             for n in utf8_bad
         ]
         return "", "utf-8", problems
@@ -76,7 +78,7 @@ def decode_bytes(data: bytes) -> tuple[str, str, list[ImportProblem]]:
             try:
                 line.decode("gb18030")
             except UnicodeDecodeError:
-                problems.append(ImportProblem(number, "undecodable bytes: neither UTF-8 nor GB18030"))
+                problems.append(ImportProblem(number, _("undecodable bytes: neither UTF-8 nor GB18030")))
         return "", "gb18030", problems
 
 
@@ -90,16 +92,17 @@ def _parse_label(value: str, column: str, line: int, problems: list[ImportProble
 def _make_post(line: int, raw: str, label_cells: list[str] | None, problems: list[ImportProblem],
                external_id: str | None = None) -> ParsedPost | None:
     if len(raw) > MAX_TEXT_CHARS:
-        problems.append(ImportProblem(line, f"text is {len(raw):,} characters; the limit is {MAX_TEXT_CHARS:,}"))
+        problems.append(ImportProblem(line, _("text is %(length)s characters; the limit is %(limit)s")
+                                      % {"length": f"{len(raw):,}", "limit": f"{MAX_TEXT_CHARS:,}"}))
         return None
     text = clean_text(raw)
     if not text:
-        problems.append(ImportProblem(line, "empty text (nothing left after cleaning)"))
+        problems.append(ImportProblem(line, _("empty text (nothing left after cleaning)")))
         return None
     labels = None
     if label_cells is not None and any(cell.strip() for cell in label_cells):
         if not all(cell.strip() for cell in label_cells):
-            problems.append(ImportProblem(line, "labels must be given for all three dimensions or none"))
+            problems.append(ImportProblem(line, _("labels must be given for all three dimensions or none")))
             return None
         parsed = [_parse_label(c, col, line, problems) for c, col in zip(label_cells, CHLGBT_HEADER[1:])]
         if any(p is None for p in parsed):
@@ -126,22 +129,24 @@ def parse_posts_csv(text: str) -> tuple[list[ParsedPost], list[ImportProblem]]:
                     header.pop()
                 if header not in (CHLGBT_HEADER[:1], CHLGBT_HEADER):
                     problems.append(ImportProblem(
-                        line, f"header must be 'Sentences' or '{','.join(CHLGBT_HEADER)}', got {','.join(header)[:80]!r}"
-                    ))
+                        line, _("header must be 'Sentences' or '%(header)s', got %(got)r")
+                        % {"header": ",".join(CHLGBT_HEADER), "got": ",".join(header)[:80]}))
                     return [], problems
                 continue
             if not row:
                 continue
             if len(row) != len(header):
-                problems.append(ImportProblem(line, f"expected {len(header)} columns, found {len(row)}"))
+                problems.append(ImportProblem(line, _("expected %(expected)s columns, found %(found)s")
+                                              % {"expected": len(header), "found": len(row)}))
                 continue
             post = _make_post(line, row[0], row[1:] if len(header) > 1 else None, problems)
             if post:
                 posts.append(post)
     except csv.Error as exc:
-        problems.append(ImportProblem(reader.line_num, f"malformed CSV ({exc}); a cell may be unterminated or too large"))
+        problems.append(ImportProblem(reader.line_num, _("malformed CSV (%(error)s); a cell may be unterminated or too large")
+                                      % {"error": exc}))
     if header is None and not problems:
-        problems.append(ImportProblem(0, "the file is empty: expected a header 'Sentences,Explicit,Implicit,Emotional'"))
+        problems.append(ImportProblem(0, _("the file is empty: expected a header 'Sentences,Explicit,Implicit,Emotional'")))
     return posts, problems
 
 
@@ -154,14 +159,14 @@ def parse_posts_jsonl(text: str) -> tuple[list[ParsedPost], list[ImportProblem]]
         try:
             obj = json.loads(raw_line)
         except json.JSONDecodeError as exc:
-            problems.append(ImportProblem(line, f"invalid JSON ({exc.msg})"))
+            problems.append(ImportProblem(line, _("invalid JSON (%(error)s)") % {"error": exc.msg}))
             continue
         if not isinstance(obj, dict):
-            problems.append(ImportProblem(line, "each line must be a JSON object"))
+            problems.append(ImportProblem(line, _("each line must be a JSON object")))
             continue
         raw = obj.get("text", obj.get("Sentences"))
         if not isinstance(raw, str):
-            problems.append(ImportProblem(line, "missing string field 'text'"))
+            problems.append(ImportProblem(line, _("missing string field 'text'")))
             continue
         cells = [obj.get(d, obj.get(d.capitalize())) for d in DIMENSIONS]
         label_cells = ["" if c is None else str(c) for c in cells]
@@ -170,7 +175,7 @@ def parse_posts_jsonl(text: str) -> tuple[list[ParsedPost], list[ImportProblem]]
         if post:
             posts.append(post)
     if not posts and not problems:
-        problems.append(ImportProblem(0, "the file is empty: expected one JSON object per line"))
+        problems.append(ImportProblem(0, _("the file is empty: expected one JSON object per line")))
     return posts, problems
 
 
@@ -192,7 +197,7 @@ class ParsedJudgment:
 
 def parse_judgments_csv(data: bytes) -> tuple[list[ParsedJudgment], list[ImportProblem]]:
     """Long CSV post,annotator,explicit,implicit,emotional; an empty cell is a missing score."""
-    text, _, problems = decode_bytes(data)
+    text, _encoding, problems = decode_bytes(data)
     if problems:
         return [], problems
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
@@ -200,27 +205,28 @@ def parse_judgments_csv(data: bytes) -> tuple[list[ParsedJudgment], list[ImportP
     try:
         header = next(reader, None)
         if header is None or [h.strip().lower() for h in header] != JUDGMENT_HEADER:
-            return [], [ImportProblem(1, f"header must be {','.join(JUDGMENT_HEADER)}")]
+            return [], [ImportProblem(1, _("header must be %(header)s") % {"header": ",".join(JUDGMENT_HEADER)})]
         for row in reader:
             line = reader.line_num
             if not row:
                 continue
             if len(row) != len(JUDGMENT_HEADER):
-                problems.append(ImportProblem(line, f"expected 5 columns, found {len(row)}"))
+                problems.append(ImportProblem(line, _("expected %(expected)s columns, found %(found)s")
+                                              % {"expected": 5, "found": len(row)}))
                 continue
             post_key, annotator = row[0].strip(), row[1].strip()
             if not post_key or not annotator:
-                problems.append(ImportProblem(line, "post and annotator are required"))
+                problems.append(ImportProblem(line, _("post and annotator are required")))
                 continue
             scores: dict[str, int | None] = {}
             for dim, cell in zip(DIMENSIONS, row[2:]):
                 scores[dim] = None if not cell.strip() else _parse_label(cell, dim, line, problems)
             rows.append(ParsedJudgment(line, post_key, annotator, scores))
     except csv.Error as exc:
-        problems.append(ImportProblem(reader.line_num, f"malformed CSV ({exc})"))
+        problems.append(ImportProblem(reader.line_num, _("malformed CSV (%(error)s)") % {"error": exc}))
     seen: dict[tuple[str, str], int] = {}
     for parsed in rows:
         first = seen.setdefault((parsed.post_key, parsed.annotator), parsed.line)
         if first != parsed.line:
-            problems.append(ImportProblem(parsed.line, f"duplicate judgment (first on line {first})"))
+            problems.append(ImportProblem(parsed.line, _("duplicate judgment (first on line %(line)s)") % {"line": first}))
     return rows, problems

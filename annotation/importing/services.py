@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from ..models import Batch, FinalLabel, Judgment, Post, Provenance
 from ..services import annotator_ensure
@@ -37,7 +38,8 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
                  batch_name: str | None = None) -> ImportResult:
     """Parse, validate and write posts; raise ImportFailed (writing nothing) on any problem."""
     if len(data) > settings.IMPORT_MAX_BYTES:
-        raise ImportFailed([ImportProblem(0, f"file is {len(data):,} bytes; the limit is {settings.IMPORT_MAX_BYTES:,}")])
+        raise ImportFailed([ImportProblem(0, _("file is %(size)s bytes; the limit is %(limit)s")
+                                          % {"size": f"{len(data):,}", "limit": f"{settings.IMPORT_MAX_BYTES:,}"})])
     text, encoding, problems = decode_bytes(data)
     if problems:
         raise ImportFailed(problems)
@@ -49,7 +51,8 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
     for post in posts:
         digest = sha256_text(post.text)
         if digest in seen:
-            problems.append(ImportProblem(post.line, f"duplicate of line {seen[digest]} (same text after cleaning)"))
+            problems.append(ImportProblem(post.line, _("duplicate of line %(line)s (same text after cleaning)")
+                                          % {"line": seen[digest]}))
         else:
             seen[digest] = post.line
     existing = set(
@@ -57,26 +60,27 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
     ) if seen else set()
     for post in posts:
         if sha256_text(post.text) in existing and seen.get(sha256_text(post.text)) == post.line:
-            problems.append(ImportProblem(post.line, "duplicate of a post already in the database"))
+            problems.append(ImportProblem(post.line, _("duplicate of a post already in the database")))
     ids = [p.external_id for p in posts if p.external_id]
     if ids:
         taken = set(Post.objects.filter(external_id__in=ids).values_list("external_id", flat=True))
-        problems += [ImportProblem(p.line, f"id {p.external_id!r} already exists") for p in posts if p.external_id in taken]
+        problems += [ImportProblem(p.line, _("id %(id)r already exists") % {"id": p.external_id})
+                     for p in posts if p.external_id in taken]
     if with_labels:
-        problems += [ImportProblem(p.line, "--with-labels needs labels on every row") for p in posts if p.labels is None]
+        problems += [ImportProblem(p.line, _("--with-labels needs labels on every row")) for p in posts if p.labels is None]
     if problems:
         raise ImportFailed(sorted(problems, key=lambda p: p.line))
 
     with transaction.atomic():
         batch = None
         if batch_name:
-            batch, _ = Batch.objects.get_or_create(
+            batch, _created = Batch.objects.get_or_create(
                 name=batch_name,
                 defaults={"annotators_per_post": settings.ANNOTATORS_PER_POST,
                           "assignment_timeout_minutes": settings.ASSIGNMENT_TIMEOUT_MINUTES},
             )
             if batch.is_locked:
-                raise ImportFailed([ImportProblem(0, f"batch {batch_name!r} is locked; choose another batch")])
+                raise ImportFailed([ImportProblem(0, _("batch %(name)r is locked; choose another batch") % {"name": batch_name})])
         created = Post.objects.bulk_create(
             [Post(external_id=p.external_id, text=p.text, text_sha256=sha256_text(p.text), raw_text=p.raw_text,
                   batch=batch) for p in posts],
@@ -109,8 +113,8 @@ def import_judgments(data: bytes, *, create_missing_posts: bool = False) -> dict
     rows, problems = parse_judgments_csv(data)
     posts = _post_lookup({r.post_key for r in rows})
     if not create_missing_posts:
-        problems += [ImportProblem(r.line, f"no post has the id or text {r.post_key[:80]!r} "
-                                           "(import the posts first, or pass --create-missing-posts)")
+        problems += [ImportProblem(r.line, _("no post has the id or text %(key)r (import the posts first, or pass "
+                                             "--create-missing-posts)") % {"key": r.post_key[:80]})
                      for r in rows if r.post_key not in posts]
     if problems:
         raise ImportFailed(sorted(problems, key=lambda p: p.line))
@@ -128,7 +132,7 @@ def import_judgments(data: bytes, *, create_missing_posts: bool = False) -> dict
         clashes = [r.line for r in rows if (posts[r.post_key].id, users[r.annotator].id) in existing]
         if clashes:
             transaction.set_rollback(True)
-            raise ImportFailed([ImportProblem(line, "a judgment for this post and annotator already exists")
+            raise ImportFailed([ImportProblem(line, _("a judgment for this post and annotator already exists"))
                                 for line in clashes])
         Judgment.objects.bulk_create(
             [Judgment(post=posts[r.post_key], annotator=users[r.annotator], **r.scores) for r in rows],

@@ -4,6 +4,8 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from core.permissions import Role, require_role
 
@@ -26,10 +28,12 @@ def upload(request):
                                   batch_name=form.cleaned_data["batch"] or None)
         except ImportFailed as exc:
             problems = exc.problems
-            messages.error(request, f"Nothing was imported: {len(problems)} problem(s) to fix first.")
+            messages.error(request, ngettext("Nothing was imported: %(n)s problem to fix first.",
+                                             "Nothing was imported: %(n)s problems to fix first.", len(problems))
+                           % {"n": len(problems)})
         else:
-            messages.success(request, f"Imported {result.created} posts ({result.encoding}); "
-                                      f"{result.labelled} with final labels.")
+            messages.success(request, _("Imported %(created)s posts (%(encoding)s); %(labelled)s with final labels.")
+                             % {"created": result.created, "encoding": result.encoding, "labelled": result.labelled})
             return redirect("annotation:upload")
     return render(request, "annotation/upload.html", {"form": form, "problems": problems[:PROBLEMS_SHOWN],
                                                       "more_problems": max(0, len(problems) - PROBLEMS_SHOWN)})

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.contrib import admin
 from django.shortcuts import redirect
 from django.urls import path
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from core.errors import DomainError
 from core.permissions import Role, user_has_role
@@ -54,7 +56,7 @@ class ReleaseAdmin(admin.ModelAdmin):
 
     def _publish(self, request, **options) -> None:
         if not user_has_role(request.user, Role.RESEARCHER):
-            self.message_user(request, "Only researchers publish releases.", level="error")
+            self.message_user(request, gettext("Only researchers publish releases."), level="error")
             return
         try:
             release = release_publish(created_by=request.user, **options)
@@ -63,8 +65,8 @@ class ReleaseAdmin(admin.ModelAdmin):
         except DomainError as exc:
             self.message_user(request, str(exc), level="error")
         else:
-            self.message_user(request, f"Published release {release.number}.")
+            self.message_user(request, gettext("Published release %(number)s.") % {"number": release.number})
 
-    @admin.action(description="Publish a new release from the current final labels")
+    @admin.action(description=_("Publish a new release from the current final labels"))
     def publish(self, request, queryset):
         self._publish(request)

@@ -15,9 +15,17 @@ from ..importing.parsers import CHLGBT_HEADER
 from ..models import DIMENSIONS
 
 LICENCE = "CC BY-NC-SA 4.0"
+LICENCE_ID = "cc-by-nc-sa-4.0"  # the same licence as the Hugging Face dataset-card field names it
 # The data itself; diff.json and DATACARD.md describe it (and name the release number).
 DATA_FILES = ("release.csv", "release.jsonl", "judgments.csv", "split.csv")
-RELEASE_FILES = (*DATA_FILES, "diff.json", "DATACARD.md")
+SPLITS = ("train", "test")
+# The same rows per split in Parquet, and README.md - the data card with a Hugging Face YAML header
+# whose `configs` map each split to its file - so the folder loads with the standard dataset
+# loaders. Derived from the data files (not compared when deciding whether the data changed), but
+# hashed in the manifest and verified like every file.
+PARQUET_FILES = tuple(f"{split}.parquet" for split in SPLITS)
+RELEASE_FILES = (*DATA_FILES, *PARQUET_FILES, "diff.json", "DATACARD.md", "README.md")
+PARQUET_COLUMNS = ("id", "text", *DIMENSIONS, "provenance")
 PAPER_TRAIN_SIZE = 1000
 
 
@@ -76,6 +84,52 @@ def data_files(labels: list[dict], judgments: list[list], seed: int) -> dict[str
     }
 
 
+def parquet_files(labels: list[dict], split: dict[str, str]) -> dict[str, bytes]:
+    """train.parquet and test.parquet: id, text, the three labels (int8) and provenance, in the
+    order of release.csv."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([("id", pa.string()), ("text", pa.string()), *[(d, pa.int8()) for d in DIMENSIONS],
+                        ("provenance", pa.string())])
+    out = {}
+    for name in SPLITS:
+        rows = [r for r in labels if split[r["id"]] == name]
+        table = pa.table({column: [r[column] for r in rows] for column in PARQUET_COLUMNS}, schema=schema)
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink, compression="zstd")
+        out[f"{name}.parquet"] = sink.getvalue().to_pybytes()
+    return out
+
+
+def _size_category(n: int) -> str:
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if n < limit:
+            return name
+    return "n>1M"
+
+
+def dataset_card(number: int, labels: list[dict], split: dict[str, str], card: str) -> str:
+    """README.md: the data card under a YAML header that follows the Hugging Face dataset-card
+    conventions (licence, language, task categories, features, and configs mapping the splits to
+    their Parquet files)."""
+    counts = {name: sum(v == name for v in split.values()) for name in SPLITS}
+    dtypes = {"id": "string", "text": "string", **{d: "int8" for d in DIMENSIONS}, "provenance": "string"}
+    header = ["---", f"license: {LICENCE_ID}", "language:", "- zh", "task_categories:", "- text-classification",
+              "task_ids:", "- multi-class-classification", "- hate-speech-detection",
+              f"pretty_name: ChLGBT Workbench release {number}", "size_categories:", f"- {_size_category(len(labels))}",
+              "tags:", "- lgbt", "- discrimination", "- ordinal-labels", "dataset_info:", "  features:"]
+    for column in PARQUET_COLUMNS:
+        header += [f"  - name: {column}", f"    dtype: {dtypes[column]}"]
+    header += ["  splits:"]
+    for name in SPLITS:
+        header += [f"  - name: {name}", f"    num_examples: {counts[name]}"]
+    header += ["configs:", "- config_name: default", "  data_files:"]
+    for name in SPLITS:
+        header += [f"  - split: {name}", f"    path: {name}.parquet"]
+    return "\n".join(header) + "\n---\n\n" + card
+
+
 def content_hash(files: dict[str, bytes]) -> str:
     """The snapshot's identity: a hash of the labelled content (release.csv), so an identical
     dataset has an identical hash whatever database it was exported from."""
@@ -89,7 +143,9 @@ def summary(labels: list[dict], n_judgments: int, agreement: dict) -> dict:
 
 
 def datacard(number: int, labels: list[dict], split: dict[str, str], agreement: dict, diff: dict, seed: int,
-             n_judgments: int) -> str:
+             n_judgments: int, quality: str = "") -> str:
+    """DATACARD.md; `quality` is the section on label aggregation and annotator quality
+    (annotation/quality/selectors.py `datacard_section`), placed after the agreement figures."""
     lines = [f"# ChLGBT Workbench release {number}", "",
              "Chinese LGBT-focused discriminatory-language dataset: Weibo posts scored 1-5 on explicit bias, "
              "implicit bias and emotional intensity.", "",
@@ -110,7 +166,11 @@ def datacard(number: int, labels: list[dict], split: dict[str, str], agreement: 
         cells.append(f"[{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "n/a")
         lines.append(f"| {d} | " + " | ".join(cells) + " |")
     lines += ["", "Final labels are the rounded mean of the judgments (halves rounded up) unless an adjudicator "
-              "set them; `release.jsonl` records the provenance of each label.", "",
+              "set them or the workbench is set to the model-based aggregate; `release.jsonl` records the "
+              "provenance of each label.", ""]
+    if quality:
+        lines += [quality]
+    lines += [
               "## Cleaning", "", *[f"- {step}" for step in CLEANING_STEPS], "- exact duplicates rejected at import", "",
               "## Changes since the previous release", "",
               f"- added {diff['added']}, removed {diff['removed']}, labels changed: "
@@ -118,7 +178,12 @@ def datacard(number: int, labels: list[dict], split: dict[str, str], agreement: 
               "## Files", "", "- `release.csv` - ChLGBT format: `Sentences,Explicit,Implicit,Emotional`",
               "- `release.jsonl` - one post per line with id, text, labels and provenance",
               "- `judgments.csv` - every judgment, annotators pseudonymised", "- `split.csv` - id, split",
-              "- `diff.json` - the change list against the previous release", "",
+              "- `train.parquet`, `test.parquet` - the rows of each split (id, text, labels, provenance)",
+              "- `README.md` - this card with a Hugging Face YAML header (`configs` map the splits to the "
+              "Parquet files)",
+              "- `diff.json` - the change list against the previous release",
+              "- `gold.csv` (when asked for at publication) - the gold items used to measure annotators, apart "
+              "from the data", "",
               "## Licence", "", f"{LICENCE}. Contains offensive language by nature; the labels are ordinal research "
               "labels under this annotation protocol, not judgments about any person.", ""]
     return "\n".join(lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 
 from core.errors import Conflict, NotFound
 
@@ -28,7 +29,7 @@ def release_latest() -> Release | None:
 def release_get(*, number: int) -> Release:
     release = Release.objects.filter(number=number).first()
     if release is None:
-        raise NotFound(f"No release {number}.")
+        raise NotFound(_("No release %(number)s.") % {"number": number})
     return release
 
 
@@ -36,16 +37,18 @@ def release_file_bytes(release: Release, name: str) -> bytes:
     """A release file's bytes, verified against the manifest (NotFound, or ReleaseFileDamaged)."""
     digest = release.manifest.get(name)
     if digest is None:
-        raise NotFound("No such release file.")
+        raise NotFound(_("No such release file."))
     try:
         data = (Path(release.directory) / name).read_bytes()
     except OSError:
-        raise ReleaseFileDamaged(f"{name} of release {release.number} is missing on disk; it was not served. "
-                                 "Tell an administrator: the release must be restored from a backup.")
+        raise ReleaseFileDamaged(_("%(name)s of release %(number)s is missing on disk; it was not served. Tell an "
+                                   "administrator: the release must be restored from a backup.")
+                                 % {"name": name, "number": release.number})
     if sha256(data) != digest:
-        raise ReleaseFileDamaged(f"{name} of release {release.number} does not match its manifest (sha256 "
-                                 f"{digest[:12]}...); it was not served. Tell an administrator: the file was "
-                                 "changed after publication and must be restored from a backup.")
+        raise ReleaseFileDamaged(_("%(name)s of release %(number)s does not match its manifest (sha256 %(digest)s...); "
+                                   "it was not served. Tell an administrator: the file was changed after publication "
+                                   "and must be restored from a backup.")
+                                 % {"name": name, "number": release.number, "digest": digest[:12]})
     return data
 
 
@@ -77,7 +80,7 @@ def judgment_rows() -> list[list]:
     pseudonyms = annotator_pseudonyms()
     return [
         [post_key(ext, sha), pseudonyms.get(uid) or pseudonym_fallback(uid), *[("" if v is None else v) for v in scores]]
-        for ext, sha, uid, *scores in Judgment.objects.order_by("post__text_sha256", "annotator_id")
+        for ext, sha, uid, *scores in Judgment.objects.counted().order_by("post__text_sha256", "annotator_id")
         .values_list("post__external_id", "post__text_sha256", "annotator_id", *DIMENSIONS)
     ]
 

@@ -14,12 +14,15 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.utils.translation import gettext as _
 
 from core.errors import Conflict, DomainError
 
 from ..adjudication.services import final_labels_refresh
 from ..agreement.selectors import agreement_report
 from ..models import Release
+from ..quality.selectors import GOLD_FILE, datacard_section, gold_csv, release_label_fields
+from ..quality.services import aggregation_ensure_current
 from ..signals import release_published
 from . import files
 from .selectors import current_label_rows, judgment_rows, release_file_bytes, release_latest, release_rows
@@ -34,8 +37,9 @@ class ReleaseUnchanged(Conflict):
 
     def __init__(self, release: Release):
         self.release = release
-        super().__init__(f"Nothing was published: the data are identical to release {release.number} "
-                         f"({release.content_hash[:12]}). Publish anyway to mint a copy under a new number.")
+        super().__init__(_("Nothing was published: the data are identical to release %(number)s (%(hash)s). "
+                           "Publish anyway to mint a copy under a new number.")
+                         % {"number": release.number, "hash": release.content_hash[:12]})
 
 
 def _hold_publish_lock() -> None:
@@ -55,7 +59,8 @@ def _write_into_place(root: Path, number: int, contents: dict[str, bytes]) -> Pa
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".release-{number}-", dir=root))
     except OSError as exc:
-        raise DomainError(f"Cannot write releases to {root}: {exc.strerror or exc}. Nothing was published.") from exc
+        raise DomainError(_("Cannot write releases to %(root)s: %(error)s. Nothing was published.")
+                          % {"root": root, "error": exc.strerror or exc}) from exc
     target = root / f"release-{number:04d}"
     try:
         for name, data in contents.items():
@@ -64,33 +69,38 @@ def _write_into_place(root: Path, number: int, contents: dict[str, bytes]) -> Pa
                 fh.flush()
                 os.fsync(fh.fileno())
         if target.exists():
-            raise DomainError(f"{target} already exists; refusing to overwrite a published release.")
+            raise DomainError(_("%(target)s already exists; refusing to overwrite a published release.") % {"target": target})
         tmp.rename(target)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise DomainError(f"Writing the release failed ({exc.strerror or exc}); nothing was published.") from exc
+        raise DomainError(_("Writing the release failed (%(error)s); nothing was published.")
+                          % {"error": exc.strerror or exc}) from exc
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return target
 
 
-def release_publish(*, created_by=None, seed: int = 0, bootstrap: int = 200, force: bool = False) -> Release:
+def release_publish(*, created_by=None, seed: int = 0, bootstrap: int = 200, force: bool = False,
+                    include_gold: bool = False) -> Release:
     """Publish the next numbered release from the current final labels. ReleaseUnchanged when the
-    data equal the latest release's, unless `force`."""
+    data equal the latest release's, unless `force`. `include_gold` adds gold.csv, the gold items
+    used to measure annotators, listed apart from the data."""
     root = Path(settings.MEDIA_ROOT) / "releases"
     target: Path | None = None
     with _process_lock:
         try:
             with transaction.atomic():
                 _hold_publish_lock()
+                # Both automatic labels are recorded: the model-based aggregate is fitted on these judgments.
+                aggregation_ensure_current()
                 final_labels_refresh()
                 previous = release_latest()
                 number = previous.number + 1 if previous else 1
-                labels = current_label_rows()
+                labels = release_label_fields(current_label_rows())
                 if not labels:
-                    raise DomainError("There are no final labels to release: import labelled posts or lock and "
-                                      "refresh a batch first.")
+                    raise DomainError(_("There are no final labels to release: import labelled posts or lock and "
+                                        "refresh a batch first."))
                 judgments = judgment_rows()
                 contents = files.data_files(labels, judgments, seed)
                 if previous is not None and not force and _same_data(contents, previous):
@@ -101,8 +111,13 @@ def release_publish(*, created_by=None, seed: int = 0, bootstrap: int = 200, for
                                           previous.number if previous else None)
                 split = files.split_assignment([r["id"] for r in labels], seed)
                 contents["diff.json"] = json.dumps(diff, indent=1, sort_keys=True).encode("utf-8")
-                contents["DATACARD.md"] = files.datacard(number, labels, split, agreement, diff, seed,
-                                                         len(judgments)).encode("utf-8")
+                card = files.datacard(number, labels, split, agreement, diff, seed, len(judgments),
+                                      quality=datacard_section(labels))
+                contents["DATACARD.md"] = card.encode("utf-8")
+                contents.update(files.parquet_files(labels, split))
+                contents["README.md"] = files.dataset_card(number, labels, split, card).encode("utf-8")
+                if include_gold:
+                    contents[GOLD_FILE] = gold_csv()
                 target = _write_into_place(root, number, contents)
                 release = Release.objects.create(
                     number=number, content_hash=files.content_hash(contents), directory=str(target),

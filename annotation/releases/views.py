@@ -8,11 +8,13 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 
 from core.errors import DomainError, NotFound
 from core.permissions import Role, require_role
 
-from ..blindness import RELEASE_HIDDEN_MESSAGE, release_file_reveals_hidden
+from ..blindness import GOLD_HIDDEN_MESSAGE, RELEASE_HIDDEN_MESSAGE, gold_hidden_from, release_file_reveals_hidden
+from ..quality.selectors import GOLD_FILE
 from .files import RELEASE_FILES
 from .forms import PublishForm
 from .selectors import ReleaseFileDamaged, release_file_bytes, release_get, release_rows, releases_recent
@@ -26,7 +28,7 @@ def releases(request):
         require_role(request, Role.RESEARCHER)
         form = PublishForm(request.POST)
         if not form.is_valid():
-            messages.error(request, "The split seed must be a whole number from 0.")
+            messages.error(request, _("The split seed must be a whole number from 0."))
             return redirect("review:releases")
         try:
             release = release_publish(created_by=request.user, **form.publish_options())
@@ -35,7 +37,7 @@ def releases(request):
         except DomainError as exc:
             messages.error(request, str(exc))
         else:
-            messages.success(request, f"Published release {release.number}.")
+            messages.success(request, _("Published release %(number)s.") % {"number": release.number})
         return redirect("review:releases")
     return render(request, "annotation/releases.html", {"releases": releases_recent(), "files": RELEASE_FILES,
                                                         "form": PublishForm()})
@@ -49,9 +51,11 @@ def release_file(request, number: int, name: str):
         release = release_get(number=number)
         data = release_file_bytes(release, name)
     except NotFound:
-        raise Http404("No such release file.")
+        raise Http404(_("No such release file."))
     except ReleaseFileDamaged as exc:
         return HttpResponse(str(exc), status=409, content_type="text/plain; charset=utf-8")
+    if name == GOLD_FILE and gold_hidden_from(request.user):
+        raise PermissionDenied(GOLD_HIDDEN_MESSAGE)
     if release_file_reveals_hidden(request.user, name=name, data=data,
                                    release_keys=lambda: [row["id"] for row in release_rows(release)]):
         raise PermissionDenied(RELEASE_HIDDEN_MESSAGE)

@@ -29,6 +29,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language: the header switch's cookie, else the browser's Accept-Language, else LANGUAGE_CODE.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -48,6 +50,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "core.context_processors.roles",
@@ -65,8 +68,10 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    # Concurrent writers wait instead of failing with "database is locked".
-    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+    # Concurrent writers wait instead of failing with "database is locked"; write-ahead logging lets
+    # pages read while the embedded worker writes a job's progress.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE",
+                                       "init_command": "PRAGMA journal_mode=WAL;"}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -77,7 +82,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+# English and Simplified Chinese (catalogues in locale/, compiled by `make install`; see core/translations.py).
+LANGUAGE_CODE = "en"
+LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600  # the header switch remembers the choice for a year
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -125,11 +135,14 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
-# Celery: a real Redis broker when CELERY_BROKER_URL is set; otherwise tasks run in-process,
-# which is what the embedded default (SQLite, one process) needs.
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
+# Celery. Production sets CELERY_BROKER_URL to Redis. The embedded default needs no server: a
+# filesystem broker under var/broker/, served by the worker `make run` starts beside the web server
+# (core/management/commands/serve_embedded.py), so no request ever waits on a job.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or "filesystem://localhost//"
+CELERY_EMBEDDED_BROKER = CELERY_BROKER_URL.startswith("filesystem://")
+EMBEDDED_BROKER_DIR = env_str("EMBEDDED_BROKER_DIR", str(BASE_DIR / "var" / "broker"))
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "") or None
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -138,14 +151,31 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {"modeling.tasks.fail_stale_runs": {"queue": "default"}, "modeling.tasks.*": {"queue": "gpu"},
                       "calibration.tasks.*": {"queue": "default"}}
 # The default worker runs beat embedded (-B): the stale-run check, so no page writes on GET.
-CELERY_BEAT_SCHEDULE = {"fail-stale-runs": {"task": "modeling.tasks.fail_stale_runs", "schedule": 60.0}}
+CELERY_BEAT_SCHEDULE = {"fail-stale-runs": {"task": "modeling.tasks.fail_stale_runs", "schedule": 60.0},
+                        # The quality panel's report and the model-based aggregate, refitted while anything changed.
+                        "quality-refresh": {"task": "annotation.tasks.quality_refresh_task",
+                                            "schedule": env_int("QUALITY_REFRESH_SECONDS", 300)}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 6 * 3600}
+if CELERY_EMBEDDED_BROKER:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": f"{EMBEDDED_BROKER_DIR}/messages", "data_folder_out": f"{EMBEDDED_BROKER_DIR}/messages",
+        "control_folder": f"{EMBEDDED_BROKER_DIR}/control", "store_processed": False}
 
 # Annotation workflow defaults.
 ANNOTATORS_PER_POST = env_int("ANNOTATORS_PER_POST", 6)
 ASSIGNMENT_TIMEOUT_MINUTES = env_int("ASSIGNMENT_TIMEOUT_MINUTES", 30)
 ADJUDICATION_SPAN = env_int("ADJUDICATION_SPAN", 2)
+
+# Annotator-quality alerts (annotation/quality, docs/quality.md). Unset = the defaults there: ordinal
+# alpha vs the others under 0.5 over the last 100 judgments, gold MAE up 0.5 on the annotator's start,
+# median under 5 s per post.
+QUALITY_ALERT_THRESHOLDS = {
+    name: cast(env_str(variable)) for name, variable, cast in (
+        ("min_alpha", "QUALITY_MIN_ALPHA", float), ("alpha_window", "QUALITY_ALPHA_WINDOW", int),
+        ("gold_rise", "QUALITY_GOLD_RISE", float), ("gold_window", "QUALITY_GOLD_WINDOW", int),
+        ("seconds_floor", "QUALITY_SECONDS_FLOOR", float), ("seconds_window", "QUALITY_SECONDS_WINDOW", int))
+    if env_str(variable)}
 
 LOGGING = {
     "version": 1,

@@ -7,7 +7,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 
 from .lexicon import Lexicon
 from .taxonomy import DIMENSIONS
@@ -21,6 +20,37 @@ def _progress(stage: str, current: int, total: int) -> None:
 
 def _lexicon(path: str | None) -> Lexicon:
     return Lexicon.from_file(path) if path else Lexicon.default()
+
+
+FUSION_OPTIONS = ("backbone", "prior_mode", "decode", "myopia_mode", "fusion_order", "cis", "folds", "min_gain")
+
+
+def _config(args, **fixed):
+    """A TrainConfig from --preset (default "paper") with any option given on the command line on top."""
+    from .train import preset_config
+
+    chosen = {k: getattr(args, k) for k in FUSION_OPTIONS if getattr(args, k, None) is not None}
+    return preset_config(args.preset, **{**chosen, **fixed})
+
+
+def _add_fusion_options(parser) -> None:
+    from .astigmatism import PRIOR_MODES
+    from .metrics import DECODINGS
+    from .train import MYOPIA_MODES, PRESETS
+
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="paper",
+                        help="paper (the paper's reading) or best-offline (what the app's new runs use)")
+    parser.add_argument("--backbone", help="char-ngram, use-m3, hybrid (offline), or a transformers model name / local path")
+    parser.add_argument("--prior-mode", dest="prior_mode", choices=PRIOR_MODES,
+                        help="raw (paper), balanced or log-shift (extensions: q_z / pi)")
+    parser.add_argument("--decode", choices=DECODINGS, help="argmax (paper) or ordinal (extension)")
+    parser.add_argument("--myopia-mode", dest="myopia_mode", choices=MYOPIA_MODES,
+                        help="weights (paper) or filter (extension: level-5 filtering only)")
+    parser.add_argument("--fusion-order", dest="fusion_order", help="e.g. I>S>C, C>S, or best")
+    parser.add_argument("--cis", help="C-I-S inferer: use-m3 or cues (offline), or st:MODEL_OR_PATH")
+    parser.add_argument("--folds", type=int, help="cross-fitting folds for the alpha search (default 5)")
+    parser.add_argument("--min-gain", dest="min_gain", type=float,
+                        help="extension: keep alpha = 1 unless fusing gains this much held-out macro-F1 (paper: 0)")
 
 
 def cmd_weights(args) -> int:
@@ -46,16 +76,15 @@ def cmd_weights(args) -> int:
 
 def cmd_train(args) -> int:
     from .data import read_chlgbt_csv
-    from .train import TrainConfig, train
+    from .train import train
 
     corpus = read_chlgbt_csv(args.data)
     if not corpus.labels:
         print("error: the training file has no label columns", file=sys.stderr)
         return 2
     params = json.loads(args.params) if args.params else {}
-    config = TrainConfig(variant=args.variant, dimensions=tuple(args.dimensions), backbone=args.backbone,
-                         backbone_params=params, seed=args.seed, fusion_order=args.fusion_order,
-                         fusion_mode=args.fusion_mode, cis=args.cis, parser=args.parser, device=args.device)
+    config = _config(args, variant=args.variant, dimensions=tuple(args.dimensions), backbone_params=params,
+                     seed=args.seed, fusion_mode=args.fusion_mode, parser=args.parser, device=args.device)
     model = train(corpus.texts, corpus.labels, config, _lexicon(args.lexicon), progress=_progress,
                   data_hash=corpus.digest())
     checksum = model.save(args.out)
@@ -87,12 +116,42 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
+def _parse_option(spec: str) -> dict:
+    """'prior_mode=log-shift,decode=ordinal' -> {'prior_mode': 'log-shift', 'decode': 'ordinal'}."""
+    out = {}
+    for part in spec.split(","):
+        key, _, value = part.partition("=")
+        key = key.strip().replace("-", "_")
+        if key not in FUSION_OPTIONS or not value:
+            raise ValueError(f"bad option {part!r}: use KEY=VALUE with KEY one of {', '.join(FUSION_OPTIONS)}")
+        out[key] = int(value) if key == "folds" else float(value) if key == "min_gain" else value.strip()
+    return out
+
+
+def _hand_tagged() -> list[tuple[str, dict]]:
+    """The demo posts' hand-set C-I-S tags (annotation/demo.py), for the inferer agreement report."""
+    import os
+
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "chlgbt_site.settings.local")
+    django.setup()
+    from annotation.demo import DEMO_CONTEXT, DEMO_POSTS
+
+    return [(text, dict(zip("CIS", tags))) for (text, *_), tags in zip(DEMO_POSTS, DEMO_CONTEXT)]
+
+
 def cmd_ablation(args) -> int:
+    from dataclasses import replace
+
     from .data import read_chlgbt_csv, read_cold_csv
     from .experiments import (
         PAPER_TABLE2,
         ablation_markdown,
+        cis_report,
+        cis_report_markdown,
         cold_markdown,
+        options_markdown,
         per_dimension_calibration_markdown,
         run_ablation,
     )
@@ -101,19 +160,23 @@ def cmd_ablation(args) -> int:
     log = (lambda msg: print(msg, file=sys.stderr)) if not args.quiet else (lambda msg: None)
     corpus = read_chlgbt_csv(args.data)
     started = time.time()
-    backbones = args.backbones or [args.backbone]
-    results = {b: run_ablation(corpus, seeds, backbone=b, cis=args.cis, log=log) for b in backbones}
+    base = _config(args)
+    backbones = args.backbones or [base.backbone]
+    options = [_parse_option(o) for o in (args.options or [])]
+    results = {b: run_ablation(corpus, seeds, config=replace(base, backbone=b), log=log) for b in backbones}
     result = results[backbones[0]]
+    settings = (f"prior mode `{base.prior_mode}`, decoding `{base.decode}`, Myopia mode `{base.myopia_mode}`, "
+                f"C-I-S states from the `{base.cis}` inferer, fusion order {base.fusion_order} with a unified alpha")
     parts = [
         "# MAAM ablation results",
         "",
         f"Generated by `make eval` (`python -m modeling.maam ablation`) on {time.strftime('%Y-%m-%d')}.",
-        f"Data: `{corpus.name}` ({len(corpus.texts)} posts), protocol: {result.n_train} training posts "
-        f"(20% of them carved off as the development split for the alpha search), the rest test; "
-        f"{len(seeds)} seeds (each seed = a new split and a new model); backbones {', '.join(backbones)}; "
-        f"C-I-S states from the `{args.cis}` inferer; fusion order I→S→C with a unified alpha. "
-        "Mean ± std over seeds; * = better than the baseline with p < 0.05 (paired t-test over seeds). "
-        "BS and ECE are averaged over the three dimensions (ECE: 15 equal-width bins, top label).",
+        f"Data: `{corpus.name}` ({len(corpus.texts)} posts). Protocol (docs/maam_offline.md): {result.n_train} "
+        "training posts, the rest test; every variant's backbone is trained on all training posts; alpha is "
+        f"searched on {base.folds}-fold cross-fitted out-of-fold predictions, each fold's priors counted "
+        f"without it; {len(seeds)} seeds (each seed = a new split and new models). Settings: {settings}. "
+        "Mean ± std over seeds; * = better than the same backbone's baseline with p < 0.05 (paired t-test "
+        "over seeds). BS and ECE are averaged over the three dimensions (ECE: 15 equal-width bins, top label).",
         "",
         *[line for b, r in results.items() for line in (
             f"## ChLGBT sample (Table 2 shape), backbone `{b}`",
@@ -134,30 +197,55 @@ def cmd_ablation(args) -> int:
         "",
         "Retained-character coverage after level-5 filtering: " + ", ".join(
             f"{d} {100 * c:.2f}%" for d, c in result.coverage.items()) + " (paper: 88.57% / 87.45% / 76.36%).",
-        "",
-        f"Ablation wall time: {result.seconds:.1f} s on CPU.",
     ]
+    def flush(final: bool = False) -> None:
+        """Write what is measured so far, so a late failure loses nothing already computed."""
+        if args.out:
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            tail = [] if final else ["", "_(incomplete: the evaluation is still running or stopped here)_", ""]
+            Path(args.out).write_text("\n".join(parts + tail), encoding="utf-8")
+
+    flush()
+    if options:
+        backbone = args.options_backbone or backbones[-1]
+        option_seeds = list(range(args.options_seeds or args.seeds))
+        option_results = {}
+        for option in options:
+            label = ", ".join(f"{k}={v}" for k, v in option.items())
+            option_results[label] = run_ablation(corpus, option_seeds, config=replace(base, backbone=backbone, **option),
+                                                 log=log)
+        reference = (results[backbone] if backbone in results and option_seeds == seeds else
+                     run_ablation(corpus, option_seeds, config=replace(base, backbone=backbone), log=log))
+        parts += ["", f"## Options (extensions), backbone `{backbone}`, {len(option_seeds)} seeds", "",
+                  "Each row is a whole ablation with the settings changed from the paper's reading; F1 of the "
+                  "baseline and of MAAM (Full) per dimension, the paired difference's p-value (* = Full better "
+                  "with p < 0.05), and BS / ECE (mean over dimensions) of both.", "",
+                  options_markdown({"paper reading": reference, **option_results})]
+    flush()
     if args.cold:
         cold_results = {}
         for topic in ("region", "race"):
-            cold = read_cold_csv(Path(args.cold) / "train.csv", topic=topic)
-            if args.cold_limit and len(cold.texts) > args.cold_limit:
-                keep = np.random.default_rng(0).permutation(len(cold.texts))[: args.cold_limit]
-                cold.texts = [cold.texts[i] for i in sorted(keep)]
-                cold.labels = {d: [v[i] for i in sorted(keep)] for d, v in cold.labels.items()}
-            cold_results[topic] = run_ablation(cold, seeds, n_train=args.cold_train, backbone=backbones[0], log=log)
+            cold_train = read_cold_csv(Path(args.cold) / "train.csv", topic=topic)
+            cold_dev = read_cold_csv(Path(args.cold) / "dev.csv", topic=topic)
+            cold_results[topic] = run_ablation(cold_train, seeds, n_train=min(args.cold_train, len(cold_train.texts)),
+                                               config=replace(base, backbone=args.cold_backbone or backbones[0]),
+                                               test=cold_dev, log=log)
         parts += [
             "",
             "## COLD cross-domain (binary; Region and Race topics)",
             "",
-            f"COLD train split, per topic a seeded sample of {args.cold_limit} posts, {args.cold_train} for training "
-            "and the rest for test, same protocol as above.",
+            f"Trained on a seeded sample of {args.cold_train} posts of COLD's train split per topic (all of it "
+            "when smaller), reported on all of COLD's dev split for the topic (never on posts from the "
+            f"training file); backbone `{args.cold_backbone or backbones[0]}`, same settings as above.",
             "",
             cold_markdown(cold_results),
             "",
             "Paper (MacBERT): Region F1 0.876 → 0.881, BS 0.124 → 0.091, ECE 0.119 → 0.071; "
             "Race F1 0.906 → 0.928, BS 0.074 → 0.057, ECE 0.076 → 0.054.",
         ]
+    flush()
+    hand = _hand_tagged()
+    parts += ["", "## C-I-S inference", "", cis_report_markdown(cis_report(corpus, hand, seed=0), len(hand))]
     from .experiments import diagnostics_markdown, diagnostics_run
 
     diag = diagnostics_run(corpus)
@@ -167,13 +255,11 @@ def cmd_ablation(args) -> int:
               "(d = 5), so the magnitudes are not comparable; the direction D_high < D_low is.", "",
               diagnostics_markdown(diag)]
     parts += ["", f"Total wall time: {time.time() - started:.1f} s.", ""]
-    text = "\n".join(parts)
     if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text, encoding="utf-8")
+        flush(final=True)
         print(f"wrote {args.out}", file=sys.stderr)
     else:
-        print(text)
+        print("\n".join(parts))
     return 0
 
 
@@ -192,14 +278,11 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("train", help="train a MAAM model on a labelled CSV")
     t.add_argument("--data", required=True)
     t.add_argument("--variant", choices=["baseline", "astigmatism", "myopia", "full"], default="full")
-    t.add_argument("--backbone", default="char-ngram",
-                   help="char-ngram, use-m3, hybrid (offline), or a transformers model name / local path")
+    _add_fusion_options(t)
     t.add_argument("--params", help="backbone hyperparameters as JSON, e.g. '{\"epochs\": 3}'")
     t.add_argument("--dimensions", nargs="+", choices=DIMENSIONS, default=list(DIMENSIONS))
     t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--fusion-order", default="I>S>C", help="e.g. I>S>C, C>S, or best")
     t.add_argument("--fusion-mode", choices=["unified", "per-class"], default="unified")
-    t.add_argument("--cis", default="cues", help="cues or use-m3 (offline), or st:MODEL_OR_PATH")
     t.add_argument("--parser", default="jieba")
     t.add_argument("--lexicon")
     t.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
@@ -222,12 +305,15 @@ def build_parser() -> argparse.ArgumentParser:
     a = sub.add_parser("ablation", help="the paper's ablation table (and COLD) -> Markdown")
     a.add_argument("--data", required=True)
     a.add_argument("--seeds", type=int, default=5)
-    a.add_argument("--backbone", default="char-ngram")
+    _add_fusion_options(a)
     a.add_argument("--backbones", nargs="+", help="one table per backbone, e.g. char-ngram use-m3 hybrid")
-    a.add_argument("--cis", default="cues", help="C-I-S inferer: cues, use-m3 or st:MODEL_OR_PATH")
-    a.add_argument("--cold", help="directory with COLD train.csv")
-    a.add_argument("--cold-limit", type=int, default=4000)
-    a.add_argument("--cold-train", type=int, default=2000)
+    a.add_argument("--options", nargs="+", metavar="KEY=VALUE[,KEY=VALUE]",
+                   help="extra ablations, one per setting, e.g. prior_mode=log-shift decode=ordinal")
+    a.add_argument("--options-backbone", help="backbone for --options (default: the last of --backbones)")
+    a.add_argument("--options-seeds", type=int, help="seeds for --options (default: --seeds)")
+    a.add_argument("--cold", help="directory with COLD train.csv and dev.csv")
+    a.add_argument("--cold-train", type=int, default=2000, help="training posts sampled per topic and seed")
+    a.add_argument("--cold-backbone", help="backbone for COLD (default: the first of --backbones)")
     a.add_argument("--out")
     a.add_argument("--quiet", action="store_true")
     a.set_defaults(func=cmd_ablation)

@@ -90,6 +90,6 @@ def write_predictions_csv(path: str | Path, texts, predictions: dict) -> None:
             row = [text]
             for pred in predictions.values():
                 p = pred["after"][i]
-                row += [int(p.argmax()) + 1] + [f"{v:.6f}" for v in p]
+                row += [int(pred["labels"][i])] + [f"{v:.6f}" for v in p]
             writer.writerow(row)
     os.replace(tmp, path)

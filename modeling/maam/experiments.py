@@ -1,9 +1,10 @@
 """The paper's ablation (Table 2 shape) and cross-domain (COLD table shape) protocols.
 
-Per seed: a seeded 1,000 / rest split; a development split carved from training (20%); per
-dimension one plain and one Myopia-weighted backbone trained on the rest of training; C-I-S
-priors from all training labels; alpha searched on dev for the paper's unified I->S->C order;
-the four variants read off those two models, so every variant sees the same split and seed."""
+Per seed: a seeded 1,000 / rest split (COLD: its train split for training, its dev split for
+test). Per dimension one plain and one Myopia-weighted backbone, each trained on all training
+posts; alpha searched on cross-fitted out-of-fold predictions with fold-excluded priors
+(train.fit_dimension); the four variants read off those two models, so every variant sees the
+same posts, split and seed."""
 from __future__ import annotations
 
 import time
@@ -12,14 +13,14 @@ from typing import Sequence
 
 import numpy as np
 
-from .astigmatism import build_priors, cascade, make_inferer, search_fusion
+from .astigmatism import cascade, make_inferer
 from .backbones import make_backbone
 from .data import Corpus
 from .lexicon import Lexicon
 from .metrics import all_metrics, paired_test
-from .myopia import Myopia, MyopiaConfig
+from .myopia import Myopia
 from .parsing import make_parser
-from .train import PAPER_ORDER, VARIANTS, Featurizer, carve_dev, split_indices
+from .train import VARIANTS, Featurizer, TrainConfig, fit_dimension, split_indices
 
 METRICS = ("accuracy", "macro_f1", "brier", "ece")
 
@@ -43,42 +44,52 @@ class AblationResult:
         return paired_test(self.scores[variant][dim][metric], self.scores["baseline"][dim][metric])
 
 
-def run_ablation(corpus: Corpus, seeds: Sequence[int], n_train: int = 1000, backbone: str = "char-ngram",
-                 dev_fraction: float = 0.2, order: Sequence[str] = PAPER_ORDER, cis: str = "cues",
-                 myopia_config: MyopiaConfig | None = None, lexicon: Lexicon | None = None,
-                 backbone_params: dict | None = None, log=print) -> AblationResult:
+def run_ablation(corpus: Corpus, seeds: Sequence[int], n_train: int = 1000, config: TrainConfig | None = None,
+                 lexicon: Lexicon | None = None, test: Corpus | None = None, log=print) -> AblationResult:
+    """`config` carries the backbone and the fusion settings (prior mode, decoding, Myopia mode,
+    folds, order); its seed is replaced per seed. With `test`, every seed trains on a seeded
+    sample of n_train posts of `corpus` and tests on all of `test` (COLD's train -> dev)."""
     started = time.time()
+    base = config or TrainConfig()
+    base.validate()
     dims = tuple(corpus.labels)
     lexicon = lexicon or Lexicon.default()
-    myopia = Myopia(parser=make_parser("jieba", keyword_terms=lexicon.terms), lexicon=lexicon,
-                    config=myopia_config or MyopiaConfig())
-    featurizer = Featurizer(myopia)
-    plain = featurizer.inputs(corpus.texts, dims, use_myopia=False)
-    weighted = featurizer.inputs(corpus.texts, dims, use_myopia=True)
+    myopia = Myopia(parser=make_parser("jieba", keyword_terms=lexicon.terms), lexicon=lexicon, config=base.myopia)
+    featurizer = Featurizer(myopia, base.myopia_mode)
+    texts = list(corpus.texts) + (list(test.texts) if test else [])
+    plain = featurizer.inputs(texts, dims, use_myopia=False)
+    weighted = featurizer.inputs(texts, dims, use_myopia=True)
     coverage = {}
     for d in dims:
         kept = sum(sum(1 for v in w.char_weights if v > 0) for w in weighted[d])
-        coverage[d] = kept / max(1, sum(len(t) for t in corpus.texts))
-    states = make_inferer(cis).infer_many(corpus.texts)
+        coverage[d] = kept / max(1, sum(len(t) for t in texts))
+    labels = {d: np.asarray(list(corpus.labels[d]) + (list(test.labels[d]) if test else []), dtype=int) for d in dims}
     result = AblationResult(corpus.name, dims, list(seeds), n_train, coverage=coverage)
     result.scores = {v: {d: {m: [] for m in METRICS} for d in dims} for v in VARIANTS}
     for seed in seeds:
-        train_idx, test_idx = split_indices(len(corpus.texts), seed, n_train)
-        fit_idx, dev_idx = carve_dev(train_idx, seed, dev_fraction)
+        if test is None:
+            train_idx, test_idx = split_indices(len(corpus.texts), seed, n_train)
+        else:
+            train_idx = np.sort(np.random.default_rng(seed).permutation(len(corpus.texts))[:n_train])
+            test_idx = np.arange(len(corpus.texts), len(texts))
+        cfg = TrainConfig(**{**base.__dict__, "seed": seed, "dimensions": dims, "n_classes": corpus.n_classes})
+        inferer = make_inferer(base.cis)
+        if hasattr(inferer, "fit"):  # thresholds tuned on this seed's training posts only
+            inferer.fit([texts[i] for i in train_idx], {d: labels[d][train_idx] for d in dims})
+        states = inferer.infer_many(texts)
+        train_states = [states[i] for i in train_idx]
+        test_states = [states[i] for i in test_idx]
         for d in dims:
-            y = np.asarray(corpus.labels[d], dtype=int)
-            priors = build_priors(y[train_idx], [states[i] for i in train_idx], corpus.n_classes)
+            y = labels[d]
             for use_myopia, inputs in ((False, plain[d]), (True, weighted[d])):
-                model = make_backbone(backbone, seed=seed, n_classes=corpus.n_classes, **(backbone_params or {}))
-                model.fit([inputs[i] for i in fit_idx], y[fit_idx])
-                p_dev = model.predict_proba([inputs[i] for i in dev_idx])
-                p_test = model.predict_proba([inputs[i] for i in test_idx])
-                fusion = search_fusion(p_dev, y[dev_idx], priors, [states[i] for i in dev_idx], order)
-                p_cal = cascade(p_test, priors, [states[i] for i in test_idx], fusion.order, fusion.alphas)[-1]
+                dm = fit_dimension([inputs[i] for i in train_idx], y[train_idx], train_states, cfg, full_table=False)
+                p_test = dm.backbone.predict_proba([inputs[i] for i in test_idx])
+                p_cal = cascade(p_test, dm.priors, test_states, dm.fusion.order, dm.fusion.alphas,
+                                dm.fusion.prior_mode)[-1]
                 for variant, (vm, va) in VARIANTS.items():
                     if vm != use_myopia:
                         continue
-                    metrics = all_metrics(y[test_idx], p_cal if va else p_test)
+                    metrics = all_metrics(y[test_idx], p_cal if va else p_test, cfg.decode)
                     for m in METRICS:
                         result.scores[variant][d][m].append(metrics[m])
             log(f"seed {seed} {d}: " + ", ".join(
@@ -216,4 +227,76 @@ def cold_markdown(results: dict[str, AblationResult]) -> str:
             row += [_fmt(r, v, "explicit", "accuracy", True), _fmt(r, v, "explicit", "macro_f1", True),
                     f"{r.mean_std(v, 'explicit', 'brier')[0]:.3f}", f"{r.mean_std(v, 'explicit', 'ece')[0]:.3f}"]
         lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def options_markdown(results: dict[str, AblationResult]) -> str:
+    """One row per setting: baseline and MAAM (Full) macro-F1 per dimension with the paired p-value,
+    and BS / ECE (averaged over dimensions) of both."""
+    first = next(iter(results.values()))
+    dims = first.dimensions
+    head = ["Setting"] + [f"{d[:3].title()}. F1 base → full (p)" for d in dims] + ["BS base → full", "ECE base → full"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for label, r in results.items():
+        row = [label]
+        for d in dims:
+            base, full = r.mean_std("baseline", d, "macro_f1")[0], r.mean_std("full", d, "macro_f1")[0]
+            sig = r.significance("full", d)
+            star = "*" if sig["mean_diff"] > 0 and sig["p"] < 0.05 else ""
+            row.append(f"{base:.3f} → {full:.3f}{star} ({sig['p']:.3f})")
+        for metric in ("brier", "ece"):
+            b = np.mean([r.mean_std("baseline", d, metric)[0] for d in dims])
+            f = np.mean([r.mean_std("full", d, metric)[0] for d in dims])
+            row.append(f"{b:.3f} → {f:.3f}")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def cis_report(corpus: Corpus, hand_tagged: Sequence[tuple[str, dict]] = (), seed: int = 0, n_train: int = 1000,
+               inferers: Sequence[str] = ("cues", "use-m3")) -> dict:
+    """Per inferer: agreement with hand-set tags, the share of posts routed to each axis's
+    default state, and the mutual information I(Z; Y) (bits, bias-corrected) between inferred
+    states and labels on the test split; tunable inferers are fitted on the training split."""
+    from .astigmatism import AXES, DEFAULT_STATE, mutual_information
+
+    train_idx, test_idx = split_indices(len(corpus.texts), seed, n_train)
+    out = {}
+    for name in inferers:
+        inferer = make_inferer(name)
+        fit = None
+        if hasattr(inferer, "fit"):
+            fit = inferer.fit([corpus.texts[i] for i in train_idx],
+                              {d: [corpus.labels[d][i] for i in train_idx] for d in corpus.labels})
+        states = inferer.infer_many([corpus.texts[i] for i in test_idx])
+        entry = {"fit": fit, "default_share": {}, "mi": {}, "agreement": {}}
+        for axis in AXES:
+            column = [s.get(axis) for s in states]
+            entry["default_share"][axis] = sum(c == DEFAULT_STATE[axis] for c in column) / max(1, len(column))
+            entry["mi"][axis] = {d: mutual_information(column, [corpus.labels[d][i] for i in test_idx])
+                                 for d in corpus.labels}
+        if hand_tagged:
+            inferred = inferer.infer_many([t for t, _ in hand_tagged])
+            for axis in AXES:
+                entry["agreement"][axis] = sum(s.get(axis) == tag[axis] for s, (_, tag) in zip(inferred, hand_tagged)) / len(hand_tagged)
+        out[name] = entry
+    return out
+
+
+def cis_report_markdown(report: dict, n_hand: int) -> str:
+    dims = list(next(iter(report.values()))["mi"]["C"])
+    lines = [f"Agreement with {n_hand} hand-tagged demo posts, share of test posts routed to the axis default "
+             "(General / Uncertain / Neutral), and I(Z; Y) in millibits (bias-corrected) between each axis's "
+             "inferred state and each dimension's label on the seed-0 test split:", "",
+             "| Inferer | Axis | Hand-tag agreement | Default share | " + " | ".join(f"MI {d}" for d in dims) + " |",
+             "|---|---|---|---|" + "---|" * len(dims)]
+    for name, entry in report.items():
+        for axis in ("C", "I", "S"):
+            agree = entry["agreement"].get(axis)
+            lines.append(f"| {name} | {axis} | {'n/a' if agree is None else f'{100 * agree:.0f}%'} | "
+                         f"{100 * entry['default_share'][axis]:.0f}% | "
+                         + " | ".join(f"{1000 * entry['mi'][axis][d]:.1f}" for d in dims) + " |")
+    fits = {name: e["fit"] for name, e in report.items() if e["fit"]}
+    for name, fit in fits.items():
+        lines += ["", f"`{name}` margin thresholds tuned on the training split: " + ", ".join(
+            f"{axis} {v['threshold']:.4f} ({v['criterion']})" for axis, v in fit.items()) + "."]
     return "\n".join(lines)

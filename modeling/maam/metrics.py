@@ -64,9 +64,24 @@ def reliability_bins(y_true, probs: np.ndarray, labels: Sequence[int] = LABELS, 
     return rows
 
 
-def all_metrics(y_true, probs: np.ndarray) -> dict[str, float]:
+DECODINGS = ("argmax", "ordinal")
+
+
+def decode_labels(probs: np.ndarray, decode: str = "argmax") -> np.ndarray:
+    """Labels 1..K from class probabilities. "argmax": the most probable class. "ordinal"
+    (extension): the label with the least expected ordinal distance sum_k p_k |k - j|, which is
+    the median of the distribution (the smallest j whose cumulative probability reaches 0.5)."""
+    if decode == "argmax":
+        return probs.argmax(axis=1) + 1
+    if decode == "ordinal":
+        cumulative = np.cumsum(probs, axis=1) / probs.sum(axis=1, keepdims=True)
+        return (cumulative < 0.5 - 1e-12).sum(axis=1) + 1
+    raise ValueError(f"decode must be one of {DECODINGS}, got {decode!r}")
+
+
+def all_metrics(y_true, probs: np.ndarray, decode: str = "argmax") -> dict[str, float]:
     labels = list(range(1, probs.shape[1] + 1))
-    pred = np.asarray(labels)[probs.argmax(axis=1)]
+    pred = decode_labels(probs, decode)
     return {"accuracy": accuracy(y_true, pred), "macro_f1": macro_f1(y_true, pred, labels),
             "brier": brier(y_true, probs, labels), "ece": ece(y_true, probs, labels)}
 

@@ -1,5 +1,10 @@
-"""Training, prediction and the paper's experimental protocol (1,000 training posts, the rest
-for test, a development split carved from training for the alpha search)."""
+"""Training, prediction and the experimental protocol (1,000 training posts, the rest for test).
+
+Fusion is tuned by cross-fitting (docs/maam_offline.md, "Protocol"): the training posts are cut
+into k stratified folds; for each fold a backbone is fitted and C-I-S priors are counted on the
+other folds, giving out-of-fold probabilities and prior rows for every training post; alpha and
+the fusion order are searched on those; the backbone is then refitted on all training posts and
+the final priors counted on all of them. Every variant trains on the same posts."""
 from __future__ import annotations
 
 import json
@@ -16,6 +21,8 @@ import numpy as np
 
 from . import __version__
 from .astigmatism import (
+    AXES,
+    PRIOR_MODES,
     CISState,
     FusionResult,
     Priors,
@@ -25,10 +32,11 @@ from .astigmatism import (
     fusion_table,
     make_inferer,
     resolve_states,
+    search_fusion,
 )
 from .backbones import WeightedText, load_backbone, make_backbone
 from .lexicon import Lexicon, LexiconEntry
-from .metrics import all_metrics, reliability_bins
+from .metrics import DECODINGS, all_metrics, decode_labels, reliability_bins
 from .myopia import Myopia, MyopiaConfig
 from .parsing import make_parser
 from .taxonomy import DIMENSIONS
@@ -47,6 +55,9 @@ def _noop(stage: str, current: int, total: int) -> None:
     return None
 
 
+MYOPIA_MODES = ("weights", "filter")  # "filter" (extension): level-5 filtering only, every kept token weighs 1
+
+
 @dataclass
 class TrainConfig:
     variant: str = "full"
@@ -54,9 +65,13 @@ class TrainConfig:
     backbone: str = "char-ngram"
     backbone_params: dict = field(default_factory=dict)
     seed: int = 0
-    dev_fraction: float = 0.2
-    fusion_order: str = "I>S>C"  # an explicit order, or "best" (the best development order)
+    folds: int = 5  # cross-fitting folds for the alpha / order search
+    fusion_order: str = "I>S>C"  # an explicit order, or "best" (the best cross-fitted order)
     fusion_mode: str = "unified"  # or "per-class"
+    prior_mode: str = "raw"  # the paper's q_z; "balanced" / "log-shift" are extensions (astigmatism.PRIOR_MODES)
+    decode: str = "argmax"  # or "ordinal" (extension: least expected ordinal distance)
+    min_gain: float = 0.0  # extension: a fusion step keeps alpha = 1 unless it gains this much held-out macro-F1
+    myopia_mode: str = "weights"  # or "filter" (extension)
     cis: str = "cues"
     parser: str = "jieba"
     device: str = "auto"
@@ -69,10 +84,18 @@ class TrainConfig:
         bad = [d for d in self.dimensions if d not in DIMENSIONS]
         if bad or not self.dimensions:
             raise ValueError(f"dimensions must be a non-empty subset of {DIMENSIONS}, got {self.dimensions}")
-        if not 0 < self.dev_fraction < 1:
-            raise ValueError("dev_fraction must be between 0 and 1")
+        if not 2 <= self.folds <= 20:
+            raise ValueError(f"folds must be between 2 and 20, got {self.folds}")
         if self.fusion_mode not in ("unified", "per-class"):
             raise ValueError("fusion_mode must be 'unified' or 'per-class'")
+        if self.prior_mode not in PRIOR_MODES:
+            raise ValueError(f"prior_mode must be one of {PRIOR_MODES}, got {self.prior_mode!r}")
+        if self.decode not in DECODINGS:
+            raise ValueError(f"decode must be one of {DECODINGS}, got {self.decode!r}")
+        if self.myopia_mode not in MYOPIA_MODES:
+            raise ValueError(f"myopia_mode must be one of {MYOPIA_MODES}, got {self.myopia_mode!r}")
+        if not 0 <= self.min_gain < 1:
+            raise ValueError(f"min_gain must be in [0, 1), got {self.min_gain}")
         if self.fusion_order != "best":
             order = parse_order(self.fusion_order)
             if order not in all_orders():
@@ -87,9 +110,26 @@ class TrainConfig:
     @classmethod
     def from_dict(cls, data: dict) -> TrainConfig:
         data = dict(data)
+        data.pop("dev_fraction", None)  # artefacts trained before cross-fitting carry it; it no longer applies
         data["myopia"] = MyopiaConfig.from_dict(data.get("myopia", {}))
         data["dimensions"] = tuple(data["dimensions"])
         return cls(**data)
+
+
+# Named settings. "paper" is the paper's reading (the Table 2 reproduction); "best-offline" is
+# what new runs in the app use: the best configuration measured offline (docs/maam_offline.md).
+PRESETS: dict[str, dict] = {
+    "paper": {"backbone": "char-ngram", "prior_mode": "raw", "decode": "argmax", "myopia_mode": "weights",
+              "fusion_order": "I>S>C", "cis": "use-m3"},
+    "best-offline": {"backbone": "hybrid", "prior_mode": "log-shift", "decode": "argmax", "myopia_mode": "filter",
+                     "fusion_order": "I>S>C", "cis": "use-m3", "min_gain": 0.01},
+}
+
+
+def preset_config(name: str, **overrides) -> TrainConfig:
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}: one of {sorted(PRESETS)}")
+    return TrainConfig(**{**PRESETS[name], **overrides})
 
 
 def parse_order(spec: str) -> tuple[str, ...]:
@@ -104,17 +144,51 @@ def split_indices(n: int, seed: int, n_train: int = 1000) -> tuple[np.ndarray, n
     return np.sort(order[:n_train]), np.sort(order[n_train:])
 
 
-def carve_dev(train_idx: np.ndarray, seed: int, fraction: float) -> tuple[np.ndarray, np.ndarray]:
-    order = np.random.default_rng(seed + 7919).permutation(len(train_idx))
-    n_dev = max(1, int(round(len(train_idx) * fraction)))
-    return np.sort(train_idx[order[n_dev:]]), np.sort(train_idx[order[:n_dev]])
+def fold_indices(labels: Sequence[int], seed: int, folds: int) -> list[np.ndarray]:
+    """Stratified folds: each class's posts, in a seeded order, dealt round-robin to the folds
+    (continuing where the previous class stopped), so every fold sees the rare classes."""
+    y = np.asarray(labels)
+    rng = np.random.default_rng(seed + 7919)
+    assignment = np.empty(len(y), dtype=int)
+    offset = 0
+    for cls in np.unique(y):
+        members = np.flatnonzero(y == cls)
+        members = members[rng.permutation(len(members))]
+        assignment[members] = (offset + np.arange(len(members))) % folds
+        offset += len(members)
+    return [np.flatnonzero(assignment == f) for f in range(folds)]
+
+
+def crossfit(inputs: Sequence, y: np.ndarray, states: Sequence[CISState], make_model: Callable[[], object],
+             folds: int, seed: int, n_classes: int, prior_mode: str = "raw",
+             progress: Progress = _noop) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Out-of-fold probabilities and prior rows for every training post: for each fold a backbone
+    is fitted, and priors are counted, on the other folds only. A post therefore never tunes
+    alpha with a model or a prior that has seen its label."""
+    y = np.asarray(y, dtype=int)
+    n = len(y)
+    oof = np.zeros((n, n_classes))
+    q = {axis: np.zeros((n, n_classes)) for axis in AXES}
+    parts = fold_indices(y, seed, folds)
+    for f, held in enumerate(parts):
+        rest = np.setdiff1d(np.arange(n), held)
+        model = make_model()
+        model.fit([inputs[i] for i in rest], y[rest])
+        oof[held] = model.predict_proba([inputs[i] for i in held])
+        priors = build_priors(y[rest], [states[i] for i in rest], n_classes)
+        held_states = [states[i] for i in held]
+        for axis in AXES:
+            q[axis][held] = priors.matrix(axis, held_states, prior_mode)
+        progress("cross-fitting", f + 1, len(parts))
+    return oof, q
 
 
 class Featurizer:
     """Parses each text once and gives every dimension its Myopia-weighted (or plain) input."""
 
-    def __init__(self, myopia: Myopia | None):
+    def __init__(self, myopia: Myopia | None, mode: str = "weights"):
         self.myopia = myopia
+        self.mode = mode
 
     def inputs(self, texts: Sequence[str], dimensions: Sequence[str], use_myopia: bool,
                progress: Progress = _noop) -> dict[str, list[WeightedText]]:
@@ -126,7 +200,8 @@ class Featurizer:
         for i, text in enumerate(texts):
             results = self.myopia.weigh_all(text)
             for d in dimensions:
-                out[d].append(WeightedText.from_myopia(results[d]))
+                item = WeightedText.from_myopia(results[d])
+                out[d].append(item.filtered_only() if self.mode == "filter" else item)
             if i % 200 == 0 or i == total - 1:
                 progress("weighting", i + 1, total)
         return out
@@ -164,14 +239,18 @@ class MAAMModel:
         return self._myopia
 
     def inferer(self):
+        """The C-I-S inferer, with the thresholds and extra prototypes tuned at training time."""
         if self._inferer is None:
             self._inferer = make_inferer(self.config.cis)
+            params = (self.meta.get("cis") or {}).get("params")
+            if params and hasattr(self._inferer, "set_params"):
+                self._inferer.set_params(params)
         return self._inferer
 
     def predict(self, texts: Sequence[str], tags: Sequence[dict | None] | None = None,
                 progress: Progress = _noop) -> dict[str, dict]:
         """Per dimension: probabilities before and after calibration, and the C-I-S states used."""
-        featurizer = Featurizer(self.myopia() if self.use_myopia else None)
+        featurizer = Featurizer(self.myopia() if self.use_myopia else None, self.config.myopia_mode)
         inputs = featurizer.inputs(texts, list(self.dims), self.use_myopia, progress)
         states = resolve_states(texts, tags, self.inferer()) if self.use_astigmatism else None
         out = {}
@@ -180,9 +259,10 @@ class MAAMModel:
             after = before
             steps: list[np.ndarray] = []
             if self.use_astigmatism and dm.fusion is not None:
-                steps = cascade(before, dm.priors, states, dm.fusion.order, dm.fusion.alphas)
+                steps = cascade(before, dm.priors, states, dm.fusion.order, dm.fusion.alphas, dm.fusion.prior_mode)
                 after = steps[-1]
-            out[d] = {"before": before, "after": after, "steps": steps, "states": states}
+            out[d] = {"before": before, "after": after, "steps": steps, "states": states,
+                      "labels": decode_labels(after, self.config.decode)}
         return out
 
     # ------------------------------------------------------------------ persistence
@@ -264,10 +344,39 @@ def environment_versions() -> dict[str, str]:
     return versions
 
 
+def fit_dimension(inputs: Sequence[WeightedText], y: Sequence[int], states: Sequence[CISState] | None,
+                  config: TrainConfig, progress: Progress = _noop, full_table: bool = True) -> DimensionModel:
+    """One dimension: with Astigmatism, cross-fitted alpha / order search, then the backbone
+    refitted on every training post and the priors counted on every training post."""
+    y = np.asarray(y, dtype=int)
+
+    def make_model():
+        return make_backbone(config.backbone, seed=config.seed, device=config.device, n_classes=config.n_classes,
+                             **config.backbone_params)
+
+    dm = DimensionModel(backbone=None)
+    if states is not None:
+        oof, q = crossfit(inputs, y, states, make_model, config.folds, config.seed, config.n_classes,
+                          config.prior_mode, progress)
+        if full_table or config.fusion_order == "best":
+            dm.fusion_table = fusion_table(oof, y, q, config.fusion_mode, config.prior_mode, config.decode,
+                                           config.min_gain)
+        if config.fusion_order == "best":
+            dm.fusion = max(dm.fusion_table, key=lambda f: (f.dev_macro_f1, len(f.order)))
+        else:
+            wanted = parse_order(config.fusion_order)
+            dm.fusion = next((f for f in dm.fusion_table if f.order == wanted), None) or search_fusion(
+                oof, y, q, wanted, config.fusion_mode, config.prior_mode, config.decode, config.min_gain)
+        dm.priors = build_priors(y, states, config.n_classes)  # the final priors: all training labels
+    dm.backbone = make_model()
+    dm.backbone.fit(list(inputs), y, progress)
+    return dm
+
+
 def train(texts: Sequence[str], labels: dict[str, Sequence[int]], config: TrainConfig,
           lexicon: Lexicon | None = None, tags: Sequence[dict | None] | None = None,
           progress: Progress = _noop, data_hash: str = "") -> MAAMModel:
-    """Fit one model per dimension on the training texts; search fusion on a carved dev split."""
+    """Fit one model per dimension on all the training texts (fusion tuned by cross-fitting)."""
     config.validate()
     lexicon = lexicon or Lexicon.default()
     if len(texts) < 10:
@@ -280,36 +389,26 @@ def train(texts: Sequence[str], labels: dict[str, Sequence[int]], config: TrainC
     use_myopia, use_astig = VARIANTS[config.variant]
     started = time.time()
     model = MAAMModel(config, lexicon, {}, {})
-    idx = np.arange(len(texts))
-    fit_idx, dev_idx = carve_dev(idx, config.seed, config.dev_fraction) if use_astig else (idx, idx[:0])
     progress("parsing", 0, len(texts))
-    featurizer = Featurizer(model.myopia() if use_myopia else None)
+    featurizer = Featurizer(model.myopia() if use_myopia else None, config.myopia_mode)
     inputs = featurizer.inputs(texts, config.dimensions, use_myopia, progress)
     states = None
+    cis_meta = None
     if use_astig:
         progress("calibrating", 0, len(config.dimensions))
-        states = resolve_states(texts, tags, model.inferer())
+        inferer = model.inferer()
+        cis_meta = {"name": config.cis}
+        if hasattr(inferer, "fit"):
+            cis_meta["fit"] = inferer.fit(texts, {d: labels[d] for d in config.dimensions}, tags)
+            cis_meta["params"] = inferer.params()
+        states = resolve_states(texts, tags, inferer)
     for n, d in enumerate(config.dimensions):
-        y = np.asarray(labels[d], dtype=int)
-        backbone = make_backbone(config.backbone, seed=config.seed, device=config.device,
-                                 n_classes=config.n_classes, **config.backbone_params)
-        backbone.fit([inputs[d][i] for i in fit_idx], y[fit_idx], progress)
-        dm = DimensionModel(backbone)
+        model.dims[d] = fit_dimension(inputs[d], labels[d], states, config, progress)
         if use_astig:
-            dm.priors = build_priors(y, states, config.n_classes)  # priors from all training labels
-            p_dev = backbone.predict_proba([inputs[d][i] for i in dev_idx])
-            dev_states = [states[i] for i in dev_idx]
-            dm.fusion_table = fusion_table(p_dev, y[dev_idx], dm.priors, dev_states, config.fusion_mode)
-            if config.fusion_order == "best":
-                dm.fusion = max(dm.fusion_table, key=lambda f: (f.dev_macro_f1, len(f.order)))
-            else:
-                wanted = parse_order(config.fusion_order)
-                dm.fusion = next(f for f in dm.fusion_table if f.order == wanted)
             progress("calibrating", n + 1, len(config.dimensions))
-        model.dims[d] = dm
-    model.meta = {"data_hash": data_hash, "n_train": len(texts), "n_fit": int(len(fit_idx)), "n_dev": int(len(dev_idx)),
+    model.meta = {"data_hash": data_hash, "n_train": len(texts), "folds": config.folds if use_astig else 0,
                   "lexicon_version": lexicon.version, "versions": environment_versions(),
-                  "train_seconds": round(time.time() - started, 3)}
+                  "cis": cis_meta, "train_seconds": round(time.time() - started, 3)}
     return model
 
 
@@ -320,7 +419,8 @@ def evaluate(model: MAAMModel, texts: Sequence[str], labels: dict[str, Sequence[
     out = {}
     for d, pred in predictions.items():
         y = np.asarray(labels[d], dtype=int)
-        out[d] = {"before": all_metrics(y, pred["before"]), "after": all_metrics(y, pred["after"]),
+        decode = model.config.decode
+        out[d] = {"before": all_metrics(y, pred["before"], decode), "after": all_metrics(y, pred["after"], decode),
                   "reliability": {"before": reliability_bins(y, pred["before"], list(range(1, pred["before"].shape[1] + 1))),
                                   "after": reliability_bins(y, pred["after"], list(range(1, pred["after"].shape[1] + 1)))}}
     progress("evaluating", 1, 1)

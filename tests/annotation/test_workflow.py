@@ -88,7 +88,8 @@ def test_resubmit_and_revise_keep_revisions(make_annotators, make_batch):
     assert judgment.scores() == {"explicit": 2, "implicit": 5, "emotional": 4} and judgment.seconds_spent == 5
     revision = JudgmentRevision.objects.get()
     assert revision.old["implicit"] == 3 and revision.new["implicit"] == 5 and revision.changed_by == a
-    assert revision.new["note"] == "再想想" and judgment.guideline.version == 1
+    # The guideline in force: v2 (the paper's rubric with Chinese explanations, migration 0008).
+    assert revision.new["note"] == "再想想" and judgment.guideline.version == 2
     assert Judgment.objects.count() == 1
 
 

@@ -137,7 +137,8 @@ def test_fusion_reliability_overview_and_case_figures_carry_their_data():
     labels = {d: [r[i + 1] for r in ROWS] for i, d in enumerate(DIMENSIONS)}
     overview = _figure(figures.dataset_overview(labels))
     distribution = {t.name: list(t.y) for t in overview.data if t.type == "bar"}
-    assert distribution == {d: [labels[d].count(k) for k in range(1, 6)] for d in DIMENSIONS}
+    names = dict(zip(DIMENSIONS, ["Explicit bias", "Implicit bias", "Emotional intensity"]))  # legend: the dimension's name
+    assert distribution == {names[d]: [labels[d].count(k) for k in range(1, 6)] for d in DIMENSIONS}
     joint = next(t for t in overview.data if t.type == "heatmap" and list(t.x) == [1, 2, 3, 4, 5])
     expected = [[sum(1 for _, e, i, _m in ROWS if (e, i) == (x, y)) for x in range(1, 6)] for y in range(1, 6)]
     assert listed(joint.z) == expected  # rows: implicit, columns: explicit

@@ -40,7 +40,9 @@ class CountingModel:
         with CountingModel.lock:
             CountingModel.calls += 1
         probs = np.full((len(texts), 5), 0.2)
-        return {d: {"before": probs, "after": probs, "states": None} for d in ("explicit", "implicit", "emotional")}
+        labels = probs.argmax(axis=1) + 1  # MAAMModel.predict's contract: decoded labels beside the probabilities
+        return {d: {"before": probs, "after": probs, "states": None, "labels": labels}
+                for d in ("explicit", "implicit", "emotional")}
 
 
 @pytest.fixture

@@ -11,13 +11,24 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 @pytest.fixture
 def browser_page(chromium_path):
+    """A page in an English (en-US) browser: Accept-Language decides the site's language."""
+    yield from _page(chromium_path, "en-US")
+
+
+@pytest.fixture
+def browser_page_zh(chromium_path):
+    """A page in a Simplified Chinese (zh-CN) browser."""
+    yield from _page(chromium_path, "zh-CN")
+
+
+def _page(chromium_path, locale: str):
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
     from playwright.sync_api import sync_playwright
 
     errors: list[str] = []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, locale=locale)
         page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.on("response", lambda r: errors.append(f"HTTP {r.status} {r.url}") if r.status >= 400 else None)
@@ -30,5 +41,5 @@ def login(page, live_server, username: str, password: str = "pw-for-tests-1") ->
     page.goto(f"{live_server.url}/accounts/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", password)
-    page.click("button[type=submit]")
+    page.click("main button[type=submit]")  # not the header's language switch
     page.wait_for_load_state("networkidle")

@@ -22,6 +22,8 @@ def test_keyboard_scoring_and_revision(browser_page, live_server, make_annotator
 
     typed = [("1", "2", "3"), ("4", "4", "5"), ("2", "1", "1")]
     shown = []
+    api_calls = []  # each scoring step is one request: submit, and the next item comes back with it
+    page.on("request", lambda r: api_calls.append((r.method, r.url)) if "/api/" in r.url else None)
     for keys in typed:
         text = page.inner_text("#post-text")
         shown.append(text)
@@ -30,6 +32,7 @@ def test_keyboard_scoring_and_revision(browser_page, live_server, make_annotator
         page.keyboard.press("Enter")
         page.wait_for_function("t => document.getElementById('post-text').textContent !== t", arg=text)
     assert page.get_attribute("#progress", "aria-valuenow") == "3"
+    assert api_calls == [("POST", f"{live_server.url}/api/queue/{batch.id}/submit/")] * 3, api_calls
 
     # Back (Backspace) to the last judgment, change emotional to 5 (focus: explicit -> 3 keys), submit.
     page.keyboard.press("Backspace")

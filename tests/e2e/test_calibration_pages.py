@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from annotation.agreement.services import agreement_report_request
 from annotation.releases.services import release_publish
 from annotation.importing.services import import_posts
 from annotation.models import Post
@@ -20,6 +21,7 @@ def test_calibration_pages_render(browser_page, live_server, make_user, settings
     settings.ARTIFACT_ROOT = str(tmp_path / "artifacts")
     import_posts(synthetic_csv(80), with_labels=True)
     release = release_publish(bootstrap=0)  # the priors rebuild follows on commit (eager here)
+    agreement_report_request(bootstrap=20)  # the agreement page shows the latest computed report
     assert PriorSnapshot.objects.filter(release=release).exists()
     (run,) = services.training_run_launch(created_by=None, release_id=release.pk, dimensions=["explicit", "implicit",
                                           "emotional"], variants=["full"], seeds=[0])

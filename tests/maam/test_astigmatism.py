@@ -15,10 +15,12 @@ from modeling.maam.astigmatism import (
     build_priors,
     cascade,
     fuse,
+    mutual_information,
+    prior_matrices,
     resolve_states,
     search_fusion,
 )
-from modeling.maam.metrics import brier, ece, macro_f1, paired_test
+from modeling.maam.metrics import brier, decode_labels, ece, macro_f1, paired_test
 
 
 def test_fifteen_orders():
@@ -71,9 +73,12 @@ def test_alpha_search_picks_the_prior_when_it_helps():
     # The model is useless (uniform noise); the C prior separates classes 1-3 perfectly.
     p = rng.dirichlet(np.ones(5), size=300)
     priors = build_priors(y, states)
-    result = search_fusion(p, y, priors, states, ("C",))
-    assert result.alphas[0] < 1.0 and result.dev_macro_f1 > result.baseline_dev_f1
-    per_class = search_fusion(p, y, priors, states, ("C",), mode="per-class")
+    for prior_mode in ("raw", "balanced", "log-shift"):
+        q = prior_matrices(priors, states, prior_mode)
+        result = search_fusion(p, y, q, ("C",), prior_mode=prior_mode)
+        assert result.alphas[0] < 1.0 and result.dev_macro_f1 > result.baseline_dev_f1, prior_mode
+        assert result.prior_mode == prior_mode
+    per_class = search_fusion(p, y, prior_matrices(priors, states), ("C",), mode="per-class")
     assert len(per_class.alphas[0]) == 5
 
 
@@ -90,27 +95,80 @@ def test_cue_inferer_routes_ambiguity_to_defaults():
     assert inferer.infer("今天天气").as_dict() == {"C": "General", "I": "Uncertain", "S": "Neutral"}
 
 
-def test_embedding_inferer_nearest_prototype_with_a_stub_encoder():
-    class Encoder:  # maps texts to one-hot by a keyword so the geometry is known
-        def encode(self, texts, normalize_embeddings=True, show_progress_bar=False):
-            keys = ["幽默", "严肃", "普通", "一员", "之外", "无法", "支持", "反对", "中立", "哈哈", "法律"]
-            out = np.zeros((len(texts), len(keys)))
-            for i, t in enumerate(texts):
-                for j, k in enumerate(keys):
-                    out[i, j] = t.count(k)
-                if t.count("哈哈"):
-                    out[i, 0] += 1
-            norms = np.linalg.norm(out, axis=1, keepdims=True)
-            norms[norms == 0] = 1
-            return out / norms
+class CharEncoder:
+    """A stub sentence encoder with known geometry: L2-normalised bags of characters."""
 
-    inferer = EmbeddingInferer(encoder=Encoder(), model="stub")
-    assert inferer.infer("幽默").C == "Funny"
+    def __init__(self):
+        self.calls = 0
+
+    def encode(self, texts, normalize_embeddings=True, show_progress_bar=False):
+        self.calls += 1
+        out = np.zeros((len(texts), 4096))
+        for i, t in enumerate(texts):
+            for ch in t:
+                out[i, ord(ch) % 4096] += 1
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1
+        return out / norms
+
+
+def test_embedding_inferer_nearest_prototype_with_a_stub_encoder():
+    inferer = EmbeddingInferer(encoder=CharEncoder(), model="stub", threshold=0.0)
+    assert inferer.infer("哈哈哈哈笑死我了，太搞笑了").C == "Funny"
+    assert inferer.infer("同性恋真恶心，变态滚").S == "Anti"
     assert inferer.infer("").as_dict() == {"C": "General", "I": "Uncertain", "S": "Neutral"}
+    strict = EmbeddingInferer(encoder=CharEncoder(), model="stub", threshold=2.0)  # no margin reaches 2
+    assert strict.infer("哈哈哈哈笑死我了").as_dict() == {"C": "General", "I": "Uncertain", "S": "Neutral"}
+
+
+def test_embedding_inferer_tunes_its_threshold_on_training_labels():
+    rng = np.random.default_rng(1)
+    anti = ["同性恋真恶心变态", "滚远点别恶心人", "这些人有病得治"]
+    pro = ["支持平等祝福幸福", "尊重理解包容", "爱就是爱支持"]
+    texts = [rng.choice(anti) if i % 2 else rng.choice(pro) for i in range(60)]
+    labels = {"explicit": [5 if i % 2 else 1 for i in range(60)]}
+    inferer = EmbeddingInferer(encoder=CharEncoder(), model="stub", threshold=5.0)
+    report = inferer.fit(texts, labels)
+    assert report["S"]["criterion"] == "mutual information with labels"
+    assert inferer.thresholds["S"] < 5.0  # the useless threshold was replaced
+    stances = [s.S for s in inferer.infer_many(texts)]
+    assert mutual_information(stances, labels["explicit"]) > 0.5
+    # Hand tags, when there are enough, decide instead, and join the prototypes.
+    tags = [{"C": "General", "I": "Uncertain", "S": "Anti" if i % 2 else "Pro"} for i in range(60)]
+    tagged = EmbeddingInferer(encoder=CharEncoder(), model="stub")
+    report = tagged.fit(texts, labels, tags)
+    assert report["S"]["criterion"] == "agreement with hand tags" and report["S"]["objective"] == 1.0
+    assert len(tagged.extra["S"]["Anti"]) == 30
+    again = EmbeddingInferer(encoder=CharEncoder(), model="stub")
+    again.set_params(tagged.params())
+    assert [s.as_dict() for s in again.infer_many(texts)] == [s.as_dict() for s in tagged.infer_many(texts)]
+
+
+def test_mutual_information_known_values():
+    assert mutual_information(["a", "b"] * 500, [1, 2] * 500) == pytest.approx(1.0, abs=0.01)
+    rng = np.random.default_rng(0)
+    # Independent variables on 200 posts: the plug-in estimate is biased up by about
+    # (3-1)(5-1)/(2*200 ln 2) = 0.029 bits; the corrected one is about 0 on average.
+    estimates = [mutual_information(rng.choice(["a", "b", "c"], 200), rng.integers(1, 6, 200)) for _ in range(30)]
+    assert abs(np.mean(estimates)) < 0.01
+
+
+def test_hand_tags_do_not_score_themselves():
+    """Tags unrelated to the text: a tagged post must not find its own tag through itself."""
+    rng = np.random.default_rng(3)
+    alphabet = [chr(0x4E00 + i) for i in range(3000)]
+    texts = ["".join(rng.choice(alphabet, 12)) for _ in range(60)]
+    states = ["Pro", "Anti", "Neutral"]
+    tags = [{"C": "General", "I": "Uncertain", "S": states[rng.integers(0, 3)]} for _ in texts]
+    inferer = EmbeddingInferer(encoder=CharEncoder(), model="stub")
+    report = inferer.fit(texts, None, tags)
+    # Chance is about 1/3 (or the share of the largest state when the default wins); a post
+    # scored against a prototype containing itself would agree almost always.
+    assert report["S"]["criterion"] == "agreement with hand tags" and report["S"]["objective"] < 0.6
 
 
 def test_embedding_inferer_without_the_model_says_what_to_do(tmp_path):
-    with pytest.raises(RuntimeError, match="offline cue inferer"):
+    with pytest.raises(RuntimeError, match="offline inferers"):
         EmbeddingInferer(model=str(tmp_path / "missing-bge"))
 
 
@@ -128,3 +186,52 @@ def test_paired_test():
     better = paired_test([0.5, 0.52, 0.49, 0.51, 0.5], [0.4, 0.41, 0.42, 0.39, 0.4])
     assert better["p"] < 0.05 and better["mean_diff"] > 0
     assert paired_test([0.4], [0.4])["p"] == 1.0
+
+
+def test_shift_corrected_priors():
+    states = [CISState("Funny", "Outgroup", "Anti")] * 40 + [CISState("Serious", "Outgroup", "Pro")] * 40
+    y = [5] * 30 + [1] * 10 + [1] * 30 + [5] * 10
+    priors = build_priors(y, states)
+    # Outgroup holds every post, so q = pi and the likelihood ratio carries nothing: uniform over
+    # the classes seen in training (classes 2-4 never occur and get no prior mass).
+    assert priors.shift("I", "Outgroup") == pytest.approx([0.5, 0, 0, 0, 0.5])
+    assert priors.shift("C", "General") == pytest.approx([0.5, 0, 0, 0, 0.5])  # empty state: no information
+    funny = priors.shift("C", "Funny")
+    assert funny[4] > funny[0] > 0 and funny.sum() == pytest.approx(1.0)
+    assert priors.base_rate("C") == pytest.approx([0.5, 0, 0, 0, 0.5])
+
+
+@given(arrays(float, (3, 5), elements=st.floats(0, 1)), arrays(float, (3, 5), elements=st.floats(0, 1)),
+       st.sampled_from([0.1, 0.5, 0.9]))
+def test_log_linear_fusion_is_a_valid_distribution_between_model_and_prior(p_raw, q_raw, alpha):
+    p = (p_raw + 1e-3) / (p_raw + 1e-3).sum(axis=1, keepdims=True)
+    q = (q_raw + 1e-3) / (q_raw + 1e-3).sum(axis=1, keepdims=True)
+    out = fuse(p, q, alpha, "log-shift")
+    assert np.allclose(out.sum(axis=1), 1.0)
+    assert np.allclose(fuse(p, q, 1.0, "log-shift"), p, atol=1e-6)
+    expected = p * q ** (1 - alpha)
+    assert np.allclose(out, expected / expected.sum(axis=1, keepdims=True), atol=1e-6)
+
+
+@given(arrays(float, (6, 5), elements=st.floats(0, 1)))
+def test_ordinal_decoding_minimises_expected_ordinal_distance(raw):
+    p = (raw + 1e-3) / (raw + 1e-3).sum(axis=1, keepdims=True)
+    labels = decode_labels(p, "ordinal")
+    ks = np.arange(1, 6)
+    cost = np.stack([(p * np.abs(ks - j)).sum(axis=1) for j in ks], axis=1)
+    chosen = cost[np.arange(len(p)), labels - 1]
+    assert np.all(chosen <= cost.min(axis=1) + 1e-9)
+    assert np.array_equal(decode_labels(p), p.argmax(axis=1) + 1)
+
+
+def test_min_gain_keeps_the_model_unless_the_prior_earns_its_place():
+    rng = np.random.default_rng(0)
+    y = rng.integers(1, 6, size=300)
+    states = [CISState(["Funny", "General", "Serious"][(v - 1) % 3], "Uncertain", "Neutral") for v in y]
+    p = rng.dirichlet(np.ones(5), size=300)
+    q = prior_matrices(build_priors(y, states), states)
+    helpful = search_fusion(p, y, q, ("C",), min_gain=0.05)
+    assert helpful.alphas[0] < 1.0  # a large gain passes the bar
+    noise = {axis: np.full_like(p, 0.2) + rng.normal(0, 0.01, p.shape) for axis in q}  # no information
+    assert search_fusion(p, y, noise, ("C",), min_gain=0.05).alphas == [1.0]
+    assert search_fusion(p, y, q, ("C",), min_gain=0.99).alphas == [1.0]

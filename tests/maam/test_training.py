@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from modeling.maam import train as train_module
 from modeling.maam.backbones import CharNgramBackbone, TransformerBackbone, WeightedText, pick_device
 from modeling.maam.myopia import Myopia
 from modeling.maam.train import MAAMModel, TrainConfig, evaluate, split_indices, train
@@ -199,3 +200,116 @@ def test_core_imports_no_django_or_celery():
             "print(bad); raise SystemExit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_folds_partition_the_posts_and_spread_every_class():
+    y = [1] * 10 + [2] * 5 + [5] * 23
+    folds = train_module.fold_indices(y, seed=0, folds=5)
+    together = np.sort(np.concatenate(folds))
+    assert np.array_equal(together, np.arange(len(y)))
+    for f in folds:
+        assert {1, 2, 5} <= {y[i] for i in f}  # stratified: each fold sees every class with >= 5 posts
+
+
+class SpyBackbone:
+    """Remembers which posts it was fitted on; predicts a constant distribution."""
+
+    fitted: list[set] = []
+
+    def fit(self, inputs, labels, progress=None):
+        SpyBackbone.fitted.append({i.text for i in inputs})
+
+    def predict_proba(self, inputs):
+        return np.full((len(inputs), 5), 0.2)
+
+
+def test_crossfitting_never_lets_a_post_tune_alpha_for_itself():
+    from modeling.maam.astigmatism import CISState, build_priors
+
+    n = 40
+    inputs = [WeightedText.plain(f"帖子{i}") for i in range(n)]
+    y = np.asarray([1 + i % 5 for i in range(n)])
+    # Post 0 is the only "Funny" post: a prior that had seen it would say class 1 with certainty.
+    states = [CISState("Funny" if i == 0 else "General", "Uncertain", "Neutral") for i in range(n)]
+    SpyBackbone.fitted = []
+    oof, q = train_module.crossfit(inputs, y, states, SpyBackbone, folds=4, seed=0, n_classes=5)
+    folds = train_module.fold_indices(y, 0, 4)
+    assert len(SpyBackbone.fitted) == 4
+    for fitted, held in zip(SpyBackbone.fitted, folds):
+        assert not fitted & {inputs[i].text for i in held}  # no model predicted a post it was fitted on
+        assert len(fitted) == n - len(held)
+    assert q["C"][0] == pytest.approx([0.2] * 5)  # post 0's prior row never counted post 0's own label
+    assert build_priors(y, states).q("C", "Funny") == pytest.approx([1, 0, 0, 0, 0])
+    for held in folds:  # every other row is the prior of the other folds only
+        rest = np.setdiff1d(np.arange(n), held)
+        expected = build_priors(y[rest], [states[i] for i in rest]).matrix("S", [states[i] for i in held])
+        assert np.allclose(q["S"][held], expected)
+
+
+def test_every_variant_trains_its_final_backbone_on_all_training_posts(monkeypatch):
+    texts, labels = corpus()
+    seen = []
+    original = CharNgramBackbone.fit
+
+    def spy(self, inputs, labels, progress=None):
+        seen.append(len(inputs))
+        return original(self, inputs, labels, progress)
+
+    monkeypatch.setattr(CharNgramBackbone, "fit", spy)
+    for variant, folds in (("baseline", 0), ("full", 5)):
+        seen.clear()
+        model = train(texts, labels, TrainConfig(variant=variant, dimensions=("explicit",), folds=5))
+        # full: five cross-fitting fits on 4/5 of the posts, then the final fit on all of them
+        assert seen == [48] * folds + [len(texts)], (variant, seen)
+        assert model.meta["n_train"] == len(texts)
+
+
+@pytest.mark.parametrize("options", [
+    dict(prior_mode="log-shift"), dict(prior_mode="balanced", decode="ordinal"), dict(myopia_mode="filter"),
+])
+def test_options_train_save_and_reload_identically(tmp_path, options):
+    texts, labels = corpus()
+    model = train(texts, labels, TrainConfig(variant="full", seed=1, **options))
+    assert all(dm.fusion.prior_mode == model.config.prior_mode for dm in model.dims.values())
+    model.save(tmp_path / "m")
+    loaded = MAAMModel.load(tmp_path / "m")
+    assert loaded.config.to_dict() == model.config.to_dict()
+    a, b = model.predict(texts[:8]), loaded.predict(texts[:8])
+    for d in a:
+        assert np.array_equal(a[d]["after"], b[d]["after"]) and np.array_equal(a[d]["labels"], b[d]["labels"])
+
+
+def test_presets_and_bad_options():
+    assert train_module.preset_config("paper").prior_mode == "raw"
+    assert train_module.preset_config("best-offline", seed=4).seed == 4
+    with pytest.raises(ValueError, match="preset"):
+        train_module.preset_config("nope")
+    texts, labels = corpus()
+    for bad, message in ((dict(prior_mode="x"), "prior_mode"), (dict(decode="x"), "decode"),
+                         (dict(myopia_mode="x"), "myopia_mode"), (dict(folds=1), "folds")):
+        with pytest.raises(ValueError, match=message):
+            train(texts, labels, TrainConfig(**bad))
+
+
+def test_myopia_filter_mode_keeps_the_filter_and_drops_the_weights():
+    result = Myopia().weigh("月半，骗婚的同性恋谈诚信挺有趣的！", "explicit")
+    item = WeightedText.from_myopia(result).filtered_only()
+    assert set(item.char_weights) <= {0.0, 1.0} and "月" not in item.text
+    assert set(item.source_weights) == {0.0, 1.0}
+
+
+def test_ablation_on_a_binary_corpus_trains_on_train_and_reports_on_the_held_out_file():
+    from modeling.maam.data import Corpus
+    from modeling.maam.experiments import run_ablation
+
+    texts, labels = corpus(80)
+    binary = [1 if v == 1 else 2 for v in labels["explicit"]]
+    train_part = Corpus(texts[:60], {"explicit": binary[:60]}, n_classes=2, name="train")
+    held_out = Corpus(texts[60:], {"explicit": binary[60:]}, n_classes=2, name="dev")
+    result = run_ablation(train_part, [0, 1], n_train=50, config=TrainConfig(cis="cues"), test=held_out,
+                          log=lambda msg: None)
+    # Two classes: macro-F1 over {1, 2} (a five-class reading would cap it at 0.4).
+    assert result.scores["baseline"]["explicit"]["macro_f1"] == [1.0, 1.0]
+    assert set(result.scores) == {"baseline", "astigmatism", "myopia", "full"}
+    with pytest.raises(ValueError, match="myopia_mode"):
+        run_ablation(train_part, [0], n_train=50, config=TrainConfig(myopia_mode="filtr"), log=lambda msg: None)

@@ -107,3 +107,19 @@ def test_use_m3_cis_inferer_gives_valid_states():
         for axis in AXES:
             assert state.get(axis) in STATES[axis]
         assert state.source == "inferred:use-m3"
+
+
+def test_use_m3_inferer_thresholds_travel_with_the_artefact(tmp_path):
+    from modeling.maam.train import MAAMModel, TrainConfig, train
+    from tests.maam.test_training import corpus
+
+    texts, labels = corpus(40)
+    model = train(texts, labels, TrainConfig(variant="full", dimensions=("explicit",), cis="use-m3", seed=2))
+    cis = model.meta["cis"]
+    assert cis["name"] == "use-m3" and set(cis["fit"]) == {"C", "I", "S"}
+    model.save(tmp_path / "m")
+    loaded = MAAMModel.load(tmp_path / "m")
+    assert loaded.inferer().thresholds == model.inferer().thresholds
+    a, b = model.predict(texts[:6]), loaded.predict(texts[:6])
+    assert [s.as_dict() for s in a["explicit"]["states"]] == [s.as_dict() for s in b["explicit"]["states"]]
+    assert np.array_equal(a["explicit"]["after"], b["explicit"]["after"])

@@ -162,6 +162,25 @@ def test_cancel_and_rerun(labelled_release):
     new = services.training_run_rerun(run_id=run.pk, created_by=None)
     new.refresh_from_db()
     assert new.status == "succeeded" and new.variant == "baseline"
+    # A run from before presets has no settings: its re-run trains with the same defaults, not a preset.
+    assert new.fusion_settings == {} and MAAMModel.load(new.artifact_path).config.cis == "cues"
+
+
+def test_runs_train_with_their_preset_and_reruns_keep_it(labelled_release):
+    (default,) = launch(labelled_release, variants=["full"], dimensions=["explicit"])
+    assert default.fusion_settings["preset"] == "best-offline" and default.backbone == "hybrid"
+    default.refresh_from_db()
+    config = MAAMModel.load(default.artifact_path).config
+    assert (config.backbone, config.prior_mode, config.myopia_mode, config.cis, config.min_gain) == (
+        "hybrid", "log-shift", "filter", "use-m3", 0.01)
+    assert default.metrics["fusion"]["explicit"]["prior_mode"] == "log-shift"
+    (paper,) = launch(labelled_release, variants=["full"], dimensions=["explicit"], preset="paper", backbone="char-ngram")
+    paper.refresh_from_db()
+    assert MAAMModel.load(paper.artifact_path).config.prior_mode == "raw"
+    again = services.training_run_rerun(run_id=paper.pk, created_by=None)
+    assert again.fusion_settings == paper.fusion_settings and again.backbone == "char-ngram"
+    with pytest.raises(DomainError, match="Unknown preset"):
+        launch(labelled_release, preset="nope")
 
 
 def test_admin_launch_form_and_compare_page(labelled_release, client, make_user):

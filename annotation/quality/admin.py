@@ -1,0 +1,83 @@
+"""Quality control in the admin: gold items, each batch's gold rate and qualification set,
+qualification attempts (read-only, with a reset action) and aggregation runs (read-only)."""
+from __future__ import annotations
+
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+
+from core.errors import DomainError
+
+from ..models import AggregationRun, BatchQuality, GoldItem, QualificationAnswer, QualificationAttempt
+from .services import qualification_reset
+
+
+@admin.register(GoldItem)
+class GoldItemAdmin(admin.ModelAdmin):
+    list_display = ("post", "explicit", "implicit", "emotional", "source", "release", "active", "created_at")
+    list_filter = ("source", "active")
+    list_select_related = ("post", "release")
+    search_fields = ("post__text", "post__external_id")
+    raw_id_fields = ("post", "release")
+    readonly_fields = ("created_by", "created_at")
+    actions = ["retire", "restore"]
+
+    @admin.action(description=_("Retire: no longer mix into queues"))
+    def retire(self, request, queryset):
+        queryset.update(active=False)
+
+    @admin.action(description=_("Mix into queues again"))
+    def restore(self, request, queryset):
+        queryset.update(active=True)
+
+
+@admin.register(BatchQuality)
+class BatchQualityAdmin(admin.ModelAdmin):
+    list_display = ("batch", "gold_rate", "qualification_required", "pass_max_mae_explicit", "pass_max_mae_implicit",
+                    "pass_max_mae_emotional")
+    filter_horizontal = ("qualification_items",)
+
+
+class AnswerInline(admin.TabularInline):
+    model = QualificationAnswer
+    extra = 0
+    can_delete = False
+    readonly_fields = ("gold_item", "explicit", "implicit", "emotional", "gold")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(QualificationAttempt)
+class QualificationAttemptAdmin(admin.ModelAdmin):
+    """Every attempt is kept: read-only, never deleted; a failed one can be reset."""
+
+    list_display = ("annotator", "batch", "number", "passed", "submitted_at", "reset_at", "reset_by")
+    list_filter = ("passed", "batch")
+    inlines = [AnswerInline]
+    actions = ["reset"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [f.name for f in QualificationAttempt._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description=_("Reset: allow another attempt"))
+    def reset(self, request, queryset):
+        for attempt in queryset:
+            try:
+                qualification_reset(batch_id=attempt.batch_id, annotator_id=attempt.annotator_id, reset_by=request.user)
+            except DomainError as exc:
+                self.message_user(request, f"{attempt.annotator} #{attempt.number}: {exc}", level="warning")
+
+
+@admin.register(AggregationRun)
+class AggregationRunAdmin(admin.ModelAdmin):
+    list_display = ("id", "status", "created_at", "finished_at", "requested_by")
+    readonly_fields = [f.name for f in AggregationRun._meta.fields]
+
+    def has_add_permission(self, request):
+        return False

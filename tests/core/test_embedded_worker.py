@@ -1,0 +1,90 @@
+"""The embedded default runs background jobs on a real Celery worker with the filesystem broker (no
+Redis): `serve_embedded` (what `make run` starts) runs a launched training run to the end, a cancel
+stops one, and a restart fails the job it interrupted and runs the jobs still queued."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.embedded_site import ROOT, EmbeddedSite
+from tests.modeling.conftest import synthetic_csv
+
+pytestmark = pytest.mark.celery_worker
+
+LAUNCH = """
+from modeling.services import training_run_launch
+runs = training_run_launch(created_by=None, release_id=None, dimensions=["explicit", "implicit", "emotional"],
+                           variants={variants!r}, seeds=[0], hyperparameters={{"C": 2.0}})
+from modeling.models import TrainingRun
+print(",".join(str(r.pk) for r in runs), TrainingRun.objects.get(pk=runs[0].pk).status)
+"""
+
+
+@pytest.fixture(scope="module")
+def migrated_db(tmp_path_factory):
+    """One migrated SQLite file, copied for each test (migrating takes seconds)."""
+    site = EmbeddedSite(tmp_path_factory.mktemp("embedded-template"))
+    return site.db_path
+
+
+@pytest.fixture
+def site(tmp_path, migrated_db):
+    return EmbeddedSite(tmp_path, template_db=migrated_db)
+
+
+def run_status(site, pk: int) -> tuple:
+    return site.query("SELECT status, progress_current, progress_total, error, artifact_path FROM modeling_trainingrun "
+                      "WHERE id = ?", (pk,))[0]
+
+
+def test_a_launched_run_finishes_on_the_embedded_worker_and_a_cancel_stops_another(site, tmp_path):
+    (tmp_path / "posts.csv").write_bytes(synthetic_csv(1500))
+    site.manage("import_posts", str(tmp_path / "posts.csv"), "--with-labels")
+    with site.serve():
+        pks, status = site.shell(LAUNCH.format(variants=["baseline", "full"])).split()
+        baseline, full = (int(pk) for pk in pks.split(","))
+        assert status == "queued"  # the launch returned before the job ran: nothing runs in the request
+        site.wait_for(lambda: run_status(site, full)[0] == "running" and run_status(site, full)[1] > 0,
+                      what="the full run to report progress")
+        site.shell(f"from modeling.services import training_run_cancel; training_run_cancel(run_id={full})")
+        site.wait_for(lambda: run_status(site, baseline)[0] == "succeeded", what="the baseline run")
+    status, current, total, error, artifact = run_status(site, baseline)
+    assert (current, total) == (1, 1) and artifact and error == ""
+    status, *_, artifact = run_status(site, full)
+    assert status == "cancelled" and not artifact  # the cancelled run stopped and stored nothing
+    metrics = site.query("SELECT metrics FROM modeling_trainingrun WHERE id = ?", (baseline,))[0][0]
+    assert '"macro_f1"' in metrics
+    assert "received" in site.worker_log and "succeeded" in site.worker_log
+
+
+def test_a_restart_fails_the_interrupted_job_and_runs_the_queued_ones(site, tmp_path):
+    (tmp_path / "posts.csv").write_bytes(synthetic_csv(60))
+    site.manage("import_posts", str(tmp_path / "posts.csv"), "--with-labels")
+    # What a stopped `make run` leaves: a run marked running whose process is gone, and an agreement
+    # report still queued whose message the stopped worker had already taken off the broker.
+    site.shell("""
+from modeling.models import TrainingRun
+from annotation.models import AgreementReport
+from django.utils import timezone
+TrainingRun.objects.create(launch_group="g", variant="full", dimensions=["explicit"], status="running",
+                           started_at=timezone.now())
+AgreementReport.objects.create(bootstrap=50)
+""")
+    with site.serve():
+        site.wait_for(lambda: site.query("SELECT status FROM annotation_agreementreport")[0][0] == "succeeded",
+                      what="the queued report to be sent again and computed")
+        (status, error), = site.query("SELECT status, error FROM modeling_trainingrun")
+    assert status == "failed" and "stopped while this job ran" in error
+
+
+@pytest.mark.parametrize("broker, refused", [("", True), ("redis://127.0.0.1:6379/0", False)])
+def test_production_settings_refuse_the_filesystem_broker(broker, refused):
+    env = {**os.environ, "DJANGO_SECRET_KEY": "x" * 50, "CELERY_BROKER_URL": broker}
+    out = subprocess.run([sys.executable, "-c", "import chlgbt_site.settings.production"], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    assert (out.returncode != 0) == refused, out.stderr[-2000:]
+    if refused:
+        assert "Set CELERY_BROKER_URL to the Redis broker in production" in out.stderr
