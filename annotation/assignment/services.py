@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -14,10 +14,10 @@ from django.utils.translation import gettext as _
 from core.errors import Conflict, DomainError, NotFound
 
 from ..models import Assignment, AssignmentStatus, Batch, BatchProgress, Judgment, JudgmentRevision, Post
-from ..quality.services import gold_claim, gold_plan
+from ..quality.services import GoldPlan, gold_plan
 from ..scores import scores_validate
 from ..selectors import guideline_current
-from .selectors import batch_for_annotator, claim_candidates, progress_counted
+from .selectors import claim_candidates_sql, claim_context, post_claims, progress_counted
 
 __all__ = ["Conflict", "DomainError", "NotFound", "PostTaken", "assignment_next", "assignment_skip", "batch_lock",
            "claims_recount", "claims_release_expired", "judgment_revise", "judgment_submit",
@@ -140,6 +140,26 @@ def _claims_are_soft_state() -> None:
             cursor.execute("SET LOCAL synchronous_commit TO OFF")
 
 
+def _claim_insert(*, post_id: int, annotator, now, gold_batch_id: int | None = None) -> Assignment:
+    """Write a new claim: the one INSERT every claim runs, real or gold (the queue's statements must
+    not tell them apart)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO {Assignment._meta.db_table} (post_id, annotator_id, status, assigned_at, "
+                       f"gold_batch_id, lapsed) VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
+                       [post_id, annotator.pk, AssignmentStatus.ASSIGNED.value,
+                        connection.ops.adapt_datetimefield_value(now), gold_batch_id, False])
+        pk = cursor.fetchone()[0]
+    assignment = Assignment(id=pk, post_id=post_id, annotator=annotator, status=AssignmentStatus.ASSIGNED,
+                            assigned_at=now, gold_batch_id=gold_batch_id, lapsed=False)
+    assignment._state.adding, assignment._state.db = False, connection.alias
+    return assignment
+
+
+def _counter_write(post_id: int, live_claims: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {Post._meta.db_table} SET live_claims = %s WHERE id = %s", [live_claims, post_id])
+
+
 @transaction.atomic
 def assignment_next(*, annotator, batch_id: int) -> Assignment | None:
     """The annotator's open item in the batch, or a newly claimed one.
@@ -149,35 +169,44 @@ def assignment_next(*, annotator, batch_id: int) -> Assignment | None:
     (batch, live_claims, id). One assignment row per (post, annotator) ever, so nobody gets a post
     twice; an expired claim frees its slot for others and is resumed by its owner only if the slot
     is still free. Whether a post has room is decided on an exact recount under the post's lock.
+
+    The common step (no open item, nothing expired, no gold) is seven statements: the context, the
+    pick-and-lock, the post's claims, the commit mode, the insert, the counter, the commit.
     """
-    batch = batch_for_annotator(annotator, batch_id)
+    context = claim_context(annotator=annotator, batch_id=batch_id)
+    batch = context.batch
     if batch.is_locked:
         return None
     # Issue 12: the qualification round, and gold items mixed in at the batch's gold rate.
-    gold = gold_plan(annotator=annotator, batch=batch)
+    gold = gold_plan(annotator=annotator, batch=batch) if context.needs_gold_plan else GoldPlan(None, None)
     if gold.open is not None:
         return gold.open
     now = timezone.now()
     cutoff = now - timedelta(minutes=batch.assignment_timeout_minutes)
-    open_item = (
-        Assignment.objects.select_related("post")
-        .filter(annotator=annotator, post__batch=batch, status=AssignmentStatus.ASSIGNED, lapsed=False,
-                gold_batch__isnull=True, assigned_at__gte=cutoff)
-        .order_by("assigned_at", "id")
-        .first()
-    )
-    if open_item:
-        open_item.post.batch = batch
-        return open_item
-    claims_release_expired(batch=batch, now=now)
+    if context.newest_open_at is not None and context.newest_open_at >= cutoff:
+        open_item = (Assignment.objects.select_related("post")
+                     .filter(annotator=annotator, post__batch=batch, status=AssignmentStatus.ASSIGNED, lapsed=False,
+                             gold_batch__isnull=True, assigned_at__gte=cutoff)
+                     .order_by("assigned_at", "id").first())
+        if open_item is not None:  # (None only if it lapsed since the context was read)
+            open_item.post.batch = batch
+            return open_item
+    if context.oldest_open_at is not None and context.oldest_open_at < cutoff:
+        claims_release_expired(batch=batch, now=now)
     k = batch.annotators_per_post
-    for post_id in list(claim_candidates(annotator=annotator, batch=batch)[:CANDIDATES]):
-        post = _lock_post(post_id, skip_locked=True)
-        if post is None:
-            continue
+    tried: list[int] = []
+    while len(tried) < CANDIDATES:
+        sql, params = claim_candidates_sql(annotator=annotator, batch=batch, exclude=tuple(tried))
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        post = Post.from_db(connection.alias, ["id", "text", "live_claims"], row)
+        post.batch, post_id = batch, row[0]
+        tried.append(post_id)
         # Under the lock, one read of the post's claims (a handful of rows): mine, live, expired.
-        claims = list(Assignment.objects.filter(post_id=post_id).values_list(
-            "pk", "annotator_id", "status", "lapsed", "gold_batch_id", "assigned_at"))
+        claims = post_claims(post_id)
         assignment = None
         for pk, who, status, lapsed, gold_batch_id, _assigned_at in claims:
             if who == annotator.pk:
@@ -195,21 +224,25 @@ def assignment_next(*, annotator, batch_id: int) -> Assignment | None:
             live = sum(1 for _pk, _who, status, lapsed, gold_batch_id, _at in claims if gold_batch_id is None and (
                 status == AssignmentStatus.SUBMITTED or (status == AssignmentStatus.ASSIGNED and not lapsed)))
             if live != post.live_claims:
-                Post.objects.filter(pk=post_id).update(live_claims=live)
+                _counter_write(post_id, live)
                 post.live_claims = live
         if live >= k:
             continue
         _claims_are_soft_state()
-        if (served := gold_claim(annotator=annotator, batch=batch, plan=gold, instead_of=post, now=now)) is not None:
-            return served  # a gold item in place of this post, which stays unclaimed
+        if gold.post is not None:
+            # A gold item in place of this post, which stays unclaimed: the same insert, and the
+            # counter written with its value unchanged (a gold claim takes no slot).
+            served = _claim_insert(post_id=gold.post.pk, annotator=annotator, now=now, gold_batch_id=batch.pk)
+            _counter_write(post_id, post.live_claims)
+            served.post, served.gold_batch = gold.post, batch
+            return served
         if assignment is None:
-            assignment = Assignment.objects.create(post_id=post_id, annotator=annotator, assigned_at=now)
+            assignment = _claim_insert(post_id=post_id, annotator=annotator, now=now)
         else:
             assignment.assigned_at, assignment.lapsed = now, False
             assignment.save(update_fields=["assigned_at", "lapsed"])
-        Post.objects.filter(pk=post_id).update(live_claims=post.live_claims + 1)
         post.live_claims += 1
-        post.batch = batch
+        _counter_write(post_id, post.live_claims)
         assignment.post = post
         return assignment
     return None

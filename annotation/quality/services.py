@@ -379,9 +379,9 @@ def _round(value) -> float | None:
 
 
 # --- Gold items in the queue ----------------------------------------------------------------------
-# assignment/services.py calls `gold_plan` on every claim and `gold_claim` once a real post with room
-# is found. A gold item is served *instead of* that real post, after the same search, lock and
-# recount, and with the same write (timing): the queue answers a gold claim with the same work, the
+# assignment/services.py calls `gold_plan` on every claim of a batch with quality settings, and serves
+# the plan's gold post *instead of* the next real post with room, after the same search, lock and
+# recount, and with the same writes (timing): the queue answers a gold claim with the same work, the
 # same payload and the same statements as a real one.
 
 @dataclass(frozen=True)
@@ -425,24 +425,11 @@ def gold_plan(*, annotator, batch: Batch) -> GoldPlan:
     return GoldPlan(None, pick.post if due and pick is not None else None)
 
 
-def gold_claim(*, annotator, batch: Batch, plan: GoldPlan, instead_of: Post, now) -> Assignment | None:
-    """Claim the plan's gold post in place of `instead_of` (a real post with room, locked by the
-    caller, which stays unclaimed); None when there is nothing to serve: the caller then claims the
-    real post. The gold item was locked when it was picked, so no other claim can take it meanwhile."""
-    if plan.post is None:
-        return None
-    assignment = Assignment.objects.create(post=plan.post, annotator=annotator, assigned_at=now, gold_batch=batch)
-    # The real claim's counter write, with the value unchanged: a gold claim takes no slot, and
-    # issues the same statements as a real one (the queue's timing must not tell them apart).
-    Post.objects.filter(pk=instead_of.pk).update(live_claims=instead_of.live_claims)
-    return assignment
-
-
 def _keyed_draw(message: str) -> float:
     digest = hmac.new(settings.SECRET_KEY.encode(), message.encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
 def _not_qualified_message(batch: Batch) -> str:
-    return ("This batch starts with a qualification round: score its qualification set first "
-            f"(/annotate/{batch.pk}/qualification/).")
+    return _("This batch starts with a qualification round: score its qualification set first (%(url)s).") % {
+        "url": f"/annotate/{batch.pk}/qualification/"}
