@@ -43,7 +43,12 @@ def _lock_post(post_id: int, *, skip_locked: bool = False) -> Post | None:
     """Lock the post row: every change to who holds its slots happens under this lock, first, so
     two annotators cannot both take its last slot and locks are always taken post-then-claim.
     NO KEY UPDATE: it does not block concurrent judgment inserts (their FK check takes KEY SHARE)."""
-    return Post.objects.select_for_update(skip_locked=skip_locked, no_key=True).filter(pk=post_id).first()
+    lock = (" FOR NO KEY UPDATE SKIP LOCKED" if skip_locked else " FOR NO KEY UPDATE") \
+        if connection.vendor == "postgresql" else ""
+    with connection.cursor() as cursor:  # plain SQL: on every submit and skip (the ORM costs ~1 ms to build it)
+        cursor.execute(f"SELECT id, live_claims FROM {Post._meta.db_table} WHERE id = %s{lock}", [post_id])
+        row = cursor.fetchone()
+    return None if row is None else Post.from_db(connection.alias, ["id", "live_claims"], row)
 
 
 def _release_expired_on(post_id: int, cutoff) -> int:
@@ -259,7 +264,8 @@ def _ensure_room_for_late_submission(assignment: Assignment) -> Post | None:
     # liveness is read: a claim expiring between this check and the commit cannot have its slot
     # handed to someone else meanwhile.
     post = _lock_post(assignment.post_id)
-    assignment.refresh_from_db(fields=["status", "assigned_at", "lapsed"])
+    claim = next(c for c in post_claims(assignment.post_id) if c[0] == assignment.pk)
+    assignment.status, assignment.lapsed, assignment.assigned_at = claim[2], claim[3], claim[5]
     if assignment.status == AssignmentStatus.SUBMITTED:
         return post
     cutoff = timezone.now() - timedelta(minutes=batch.assignment_timeout_minutes)
