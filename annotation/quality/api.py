@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import PermissionDenied
@@ -82,7 +83,7 @@ class QualificationApi(APIView):
         answers: dict[int, dict[str, int]] = {}
         for answer in data.validated_data["answers"]:
             if answer["post"] in answers:
-                raise DomainError("Each post once, please.")
+                raise DomainError(_("Each post once, please."))
             answers[answer["post"]] = scores_in(answer)
         attempt = services.qualification_submit(annotator=request.user, batch_id=batch_id, answers=answers)
         return Response(QualificationAttemptOut(attempt).data, status=status.HTTP_201_CREATED)
@@ -121,7 +122,7 @@ class AnnotatorQualityDetailApi(APIView):
     @extend_schema(responses=AnnotatorQualityDetailOut, operation_id="quality_annotator_retrieve")
     def get(self, request, annotator_id: int):
         if not get_user_model().objects.filter(pk=annotator_id).exists():
-            raise NotFound("No such annotator.")
+            raise NotFound(_("No such annotator."))
         report = _stored_report()
         attempts = ResearcherAttemptOut(selectors.qualification_attempts(annotator_id=annotator_id), many=True).data
         return Response(AnnotatorQualityDetailOut({
@@ -167,7 +168,7 @@ class GoldListApi(APIView):
                 made = services.gold_upload(data="\n".join(lines).encode("utf-8"), filename="rows.jsonl",
                                             created_by=request.user)
             except services.ImportFailed as exc:
-                return Response({"detail": "Nothing was marked.", "problems": [str(p) for p in exc.problems[:200]]},
+                return Response({"detail": _("Nothing was marked."), "problems": [str(p) for p in exc.problems[:200]]},
                                 status=status.HTTP_400_BAD_REQUEST)
         items = selectors.gold_items().filter(pk__in=[g.pk for g in made])
         return Response(GoldItemOut(items, many=True).data, status=status.HTTP_201_CREATED)
@@ -189,7 +190,7 @@ class BatchQualityApi(APIView):
     def get(self, request, batch_id: int):
         batch = Batch.objects.filter(pk=batch_id).first()
         if batch is None:
-            raise NotFound("No such batch.")
+            raise NotFound(_("No such batch."))
         return Response(BatchQualityIo(_batch_quality_out(selectors.batch_quality(batch))).data)
 
     @extend_schema(request=BatchQualityIo, responses=BatchQualityIo)

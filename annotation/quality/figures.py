@@ -1,11 +1,14 @@
 """Plotly figures for the quality panel, built from the report `selectors.quality_report` returns
-(plain dicts; no database here)."""
+(plain dicts; no database here). Titles, legends and dimension names are in the reader's language."""
 from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
 
 import plotly.graph_objects as go
+from django.utils.translation import gettext as _
+
+from ..models import Dimension
 
 
 def _times(epochs: list[float]) -> list[str]:
@@ -24,6 +27,13 @@ def _mean_over_dimensions(per_dimension: dict[str, list]) -> tuple[list[float], 
         present = [p[1][i] for p in pairs if i < len(p[1]) and p[1][i] is not None]
         values.append(sum(present) / len(present) if present else None)
     return times, values
+
+
+def _dimension(key: str) -> str:
+    try:
+        return str(Dimension(key).label)
+    except ValueError:
+        return key
 
 
 def _threshold(fig: go.Figure, value: float, text: str) -> None:
@@ -46,14 +56,14 @@ def overview(report: dict) -> dict[str, dict]:
         gold.add_scatter(name=name, x=_times(x), y=y, mode="lines")
         x, y = series["seconds"]
         speed.add_scatter(name=name, x=_times(x), y=y, mode="lines")
-    _threshold(alpha, t["min_alpha"], "alert")
-    _threshold(speed, t["seconds_floor"], "speeder floor")
-    alpha.update_layout(title=f"Agreement with the others: ordinal α over the last {t['alpha_window']} "
-                              "judgments (mean of the dimensions)", height=360, yaxis_range=[-0.5, 1])
-    gold.update_layout(title=f"Gold error: MAE over the last {t['gold_window']} gold items (mean of the dimensions)",
-                       height=360, yaxis_rangemode="tozero")
-    speed.update_layout(title=f"Median seconds per post over the last {t['seconds_window']}", height=360,
-                        yaxis_type="log")
+    _threshold(alpha, t["min_alpha"], _("alert"))
+    _threshold(speed, t["seconds_floor"], _("speeder floor"))
+    alpha.update_layout(title=_("Agreement with the others: ordinal α over the last %(n)s judgments (mean of the "
+                                "dimensions)") % {"n": t["alpha_window"]}, height=360, yaxis_range=[-0.5, 1])
+    gold.update_layout(title=_("Gold error: MAE over the last %(n)s gold items (mean of the dimensions)")
+                       % {"n": t["gold_window"]}, height=360, yaxis_rangemode="tozero")
+    speed.update_layout(title=_("Median seconds per post over the last %(n)s") % {"n": t["seconds_window"]},
+                        height=360, yaxis_type="log")
     return _specs({"alpha": alpha, "gold": gold, "seconds": speed})
 
 
@@ -65,19 +75,20 @@ def annotator(report: dict, annotator_id: int) -> dict[str, dict]:
     for d in report["dimensions"]:
         if d in series["alpha"]:
             x, y = series["alpha"][d]
-            alpha.add_scatter(name=d, x=_times(x), y=y, mode="lines+markers")
+            alpha.add_scatter(name=_dimension(d), x=_times(x), y=y, mode="lines+markers")
         if d in series["gold_error"]:
             x, y = series["gold_error"][d]
-            gold.add_scatter(name=d, x=_times(x), y=y, mode="lines+markers")
+            gold.add_scatter(name=_dimension(d), x=_times(x), y=y, mode="lines+markers")
     x, y = series["seconds"]
-    speed.add_scatter(name="median seconds", x=_times(x), y=y, mode="lines+markers")
-    _threshold(alpha, t["min_alpha"], "alert")
-    _threshold(speed, t["seconds_floor"], "speeder floor")
-    alpha.update_layout(title=f"Ordinal α vs the rest, last {t['alpha_window']} judgments", height=340,
-                        yaxis_range=[-0.5, 1])
-    gold.update_layout(title=f"Gold error (MAE, last {t['gold_window']} gold items)", height=340,
+    speed.add_scatter(name=_("median seconds"), x=_times(x), y=y, mode="lines+markers")
+    _threshold(alpha, t["min_alpha"], _("alert"))
+    _threshold(speed, t["seconds_floor"], _("speeder floor"))
+    alpha.update_layout(title=_("Ordinal α vs the rest, last %(n)s judgments") % {"n": t["alpha_window"]},
+                        height=340, yaxis_range=[-0.5, 1])
+    gold.update_layout(title=_("Gold error (MAE, last %(n)s gold items)") % {"n": t["gold_window"]}, height=340,
                        yaxis_rangemode="tozero")
-    speed.update_layout(title=f"Median seconds per post, last {t['seconds_window']}", height=340, yaxis_type="log")
+    speed.update_layout(title=_("Median seconds per post, last %(n)s") % {"n": t["seconds_window"]}, height=340,
+                        yaxis_type="log")
     return _specs({"alpha": alpha, "gold": gold, "seconds": speed})
 
 

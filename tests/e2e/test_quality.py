@@ -85,7 +85,7 @@ def test_a_researcher_sees_the_speeder_alert_on_the_quality_panel(browser_page, 
     assert "speeding" in alert.inner_text() and page.locator("#alerts li[data-kind=speeding]").count() == 1
     page.wait_for_selector("#fig-seconds .main-svg")  # the plots are drawn
     row = page.inner_text("#annotators tr[data-annotator=sim-speeder]")
-    assert "speeding" in row
+    assert "Speeding" in row and page.locator("#annotators tr[data-annotator=sim-speeder] .badge.speeding").count() == 1
 
     alert.query_selector("a").click()  # to the judgments behind the alert
     page.wait_for_selector("#judgments tbody tr")

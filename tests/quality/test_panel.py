@@ -133,3 +133,40 @@ def test_pages_compute_nothing_and_the_periodic_run_keeps_the_report_current(rol
     second = services.quality_refresh()
     assert second is not None and second.pk != first.pk
     assert len(selectors.report_latest().report["annotators"]) == 3 and selectors.report_latest().current
+
+
+def _visible_text(html: str) -> str:
+    """What a reader sees: no scripts (the figures' JSON), no tags or attributes."""
+    import re
+
+    return re.sub(r"<[^>]+>", " ", re.sub(r"<script\b.*?</script>", " ", html, flags=re.S))
+
+
+def test_alerts_and_dimensions_are_named_in_the_readers_language(roles, make_user):
+    """The Chinese panel and annotator page name alert kinds and dimensions in Chinese: no raw
+    'speeding' / 'low_agreement' / 'explicit' where a reader sees it (the data-kind attributes stay)."""
+    crowd_load(simulate_crowd(300, gold_fraction=0.1, seed=3))
+    run = services.aggregation_run_now()
+    report = run.summary["report"]
+    kinds = {a["kind"] for a in report["alerts"]}
+    assert {"speeding", "low_agreement"} <= kinds
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9")
+    client.force_login(make_user("res", role="researcher"))
+    raw = ("speeding", "low_agreement", "gold_error_rising", "explicit", "implicit", "emotional")
+
+    panel = client.get(reverse("review:quality")).content.decode()
+    text = _visible_text(panel)
+    assert 'data-kind="speeding"' in panel  # the machine-readable kind is still there
+    assert "作答过快" in text and "一致性偏低" in text and "显性偏见" in text
+    assert not [word for word in raw if word in text], [word for word in raw if word in text]
+
+    speeder = next(a for a in report["alerts"] if a["kind"] == "speeding")["annotator"]
+    low = next(a for a in report["alerts"] if a["kind"] == "low_agreement")["annotator"]
+    for annotator_id, expected in ((speeder, "作答过快"), (low, "一致性偏低")):
+        page = client.get(reverse("review:quality-annotator", args=[annotator_id])).content.decode()
+        text = _visible_text(page)
+        assert expected in text and "显性偏见" in text
+        assert not [word for word in raw if word in text], [word for word in raw if word in text]
+    # The plots' titles are translated too.
+    figures = client.get(reverse("review:quality-annotator", args=[speeder])).context["figures"]
+    assert "每条帖子用时中位数" in figures["seconds"]["layout"]["title"]["text"]
