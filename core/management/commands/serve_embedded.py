@@ -2,8 +2,13 @@
 every background job of the embedded default (training, scoring, agreement intervals, prior
 rebuilds) on the filesystem broker under var/broker/ - no Redis, and no request waits on a job.
 
-Stopping it (Ctrl-C) stops both. A job the worker was running is then interrupted; the next start
-fails it with that reason and sends queued jobs again (core.jobs.jobs_recover_after_restart).
+Stopping it (Ctrl-C, closing its terminal, or SIGTERM) stops both. A job the worker was running is
+then interrupted and marked failed with that reason (at the stop, or at the latest by the next start,
+which also sends queued jobs again: core.jobs.jobs_recover_after_restart).
+
+The web server runs with DEBUG off unless DJANGO_DEBUG says otherwise, so a newcomer sees the site's
+own error pages (templates/404.html ...), never Django's debug page; static files are still served
+(runserver --insecure).
 """
 from __future__ import annotations
 
@@ -30,6 +35,34 @@ def worker_argv(*, concurrency: int = 2, loglevel: str = "INFO") -> list[str]:
             "-n", "embedded@%h"]
 
 
+def web_argv(addrport: str, *, noreload: bool = False) -> list[str]:
+    """runserver; --insecure serves the static files although DEBUG is off (web_env)."""
+    return [sys.executable, "manage.py", "runserver", addrport, "--insecure", *(["--noreload"] if noreload else [])]
+
+
+def web_env() -> dict[str, str]:
+    """The web server's environment: DEBUG off unless DJANGO_DEBUG is set, so pages that fail or are
+    missing are the site's error pages in the reader's language, not the debug page."""
+    env = dict(os.environ)
+    env.setdefault("DJANGO_DEBUG", "0")
+    return env
+
+
+def worker_running(folder: Path) -> int | None:
+    """The pid of a worker already serving this broker folder (an earlier `make run` still up), if any."""
+    try:
+        pid = int((folder / "worker.pid").read_text().strip())
+    except (OSError, ValueError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None  # a stale pidfile: Celery replaces it
+    except PermissionError:
+        pass
+    return pid
+
+
 def broker_folders_ensure() -> Path:
     folder = Path(settings.EMBEDDED_BROKER_DIR)
     for name in ("messages", "control"):
@@ -51,17 +84,27 @@ class Command(BaseCommand):
             raise CommandError("CELERY_BROKER_URL names a broker server; start its workers yourself (README: "
                                "'Running with PostgreSQL, Redis and GPU workers') and serve with runserver or gunicorn.")
         folder = broker_folders_ensure()
+        running = worker_running(folder)
+        if running is not None:
+            raise CommandError(f"A background worker already serves {folder} (pid {running}): another `make run` is "
+                               f"still up. Stop it (Ctrl-C in its terminal, or `kill {running}`) and start again.")
+        stopping = []
+        # SIGHUP too: closing the terminal must not leave the worker and the web server behind, where
+        # the next `make run` would find the port taken and the worker's pidfile held.
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, lambda *_: stopping.append(True))
         log_path = folder.parent / "worker.log"
         # Own sessions: Ctrl-C reaches this process only, which then stops both in order.
         with open(log_path, "ab") as log:
             worker = subprocess.Popen(worker_argv(concurrency=concurrency), cwd=settings.BASE_DIR, stdout=log,
                                       stderr=subprocess.STDOUT, start_new_session=True)
-        web = subprocess.Popen([sys.executable, "manage.py", "runserver", addrport, *(["--noreload"] if noreload else [])],
-                               cwd=settings.BASE_DIR, start_new_session=True)
+        web = subprocess.Popen(web_argv(addrport, noreload=noreload), cwd=settings.BASE_DIR, env=web_env(),
+                               start_new_session=True)
         self.stdout.write(f"Background jobs: Celery worker (pid {worker.pid}) on the filesystem broker {folder}; "
                           f"its log: {log_path}")
-        stopping = []
-        signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+        if web_env()["DJANGO_DEBUG"] == "0":
+            self.stdout.write("The web server runs with DEBUG off (the site's own error pages); DJANGO_DEBUG=1 shows "
+                              "Django's debug pages instead.")
         code = 0
         try:
             while not stopping:
