@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from django.db import InterfaceError, OperationalError, models, transaction
 from django.utils import timezone
-from django.utils.translation import gettext, gettext_lazy as _
+from django.utils.translation import gettext, gettext_lazy as _, gettext_noop
 
 logger = logging.getLogger(__name__)
 
@@ -161,9 +161,20 @@ def jobs_fail_stale(model: type[J], *, older_than, reason: str) -> int:
         status=JobStatus.FAILED, error=reason[:ERROR_CHARS], finished_at=now, updated_at=now)
 
 
+# Reasons stored in a failed row's `error`, in English; marked so the catalogue has them and pages
+# show them in the reader's language (the `trans_value` filter); other errors stay as raised.
+INTERRUPTED_BY_RESTART = gettext_noop("The workbench was stopped while this job ran, so it did not finish. "
+                                      "Nothing it would have written was kept; launch it again.")
+TIME_LIMIT_EXCEEDED = gettext_noop("The job exceeded its time limit.")
+
+
 def failure_reason(exc: BaseException) -> str:
+    if isinstance(exc, (SystemExit, KeyboardInterrupt)):
+        # Its worker process was told to stop (`make run` stopped: the worker's process group got
+        # SIGTERM), so the job was interrupted, not broken.
+        return INTERRUPTED_BY_RESTART
     if exc.__class__.__name__ == "SoftTimeLimitExceeded":
-        return "The job exceeded its time limit."
+        return TIME_LIMIT_EXCEEDED
     return f"{exc.__class__.__name__}: {exc}"
 
 
@@ -200,10 +211,6 @@ def _record_quietly(transition, model, job_id: int, **kwargs) -> None:
         transition(model, job_id, **kwargs)
     except Exception:
         logger.exception("could not record the outcome of %s %s", model.__name__, job_id)
-
-
-INTERRUPTED_BY_RESTART = ("The workbench was stopped while this job ran, so it did not finish. "
-                          "Nothing it would have written was kept; launch it again.")
 
 
 def jobs_recover_after_restart(send_task: Callable[..., Any]) -> dict[str, dict[str, int]]:

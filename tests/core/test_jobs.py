@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from django.db import connections
 from django.db.models.query import QuerySet
+from django.utils import translation
 
 from annotation.agreement import mathematics as agreement_mathematics
 from annotation.importing.services import import_posts
@@ -249,3 +250,37 @@ def test_a_job_cancelled_while_it_works_stores_nothing(counting_model):
         modeling_services.scoring_job_execute(job_id=job.pk)
     job.refresh_from_db()
     assert job.status == "cancelled" and job.scored == 0 and not Prediction.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_job_whose_worker_is_told_to_stop_fails_with_a_reason_a_person_can_read():
+    """Stopping `make run` sends SIGTERM to the worker's processes; the job running there then sees a
+    SystemExit. The row says it was interrupted (not 'SystemExit: -15'), and propagates the exit."""
+    from core.jobs import INTERRUPTED_BY_RESTART, job_run
+
+    for exc in (SystemExit(-15), KeyboardInterrupt()):
+        report = AgreementReport.objects.create(bootstrap=20)
+
+        def stopped(row, exc=exc):
+            raise exc
+
+        with pytest.raises(type(exc)):
+            job_run(AgreementReport, report.pk, stopped)
+        report.refresh_from_db()
+        assert report.status == "failed" and report.error == INTERRUPTED_BY_RESTART and report.finished_at
+
+
+@pytest.mark.django_db
+def test_the_run_page_shows_the_stored_reason_and_the_log_in_the_readers_language(client, make_user):
+    from core.jobs import INTERRUPTED_BY_RESTART
+
+    client.force_login(make_user("res", role="researcher"))
+    run = TrainingRun.objects.create(launch_group="g", variant="full", dimensions=["explicit"], status="failed",
+                                     error=INTERRUPTED_BY_RESTART, log_tail="parsing\nweighting\nepoch 1: 0.25")
+    page = client.get(f"/runs/{run.pk}/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    with translation.override("zh-hans"):
+        reason = translation.gettext(INTERRUPTED_BY_RESTART)  # tests/core/test_translations.py: it has one
+    assert reason in page and "parsing" not in page and "weighting" not in page
+    assert "epoch 1: 0.25" in page  # a line the catalogue does not know stays as logged
+    page = client.get(f"/runs/{run.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert INTERRUPTED_BY_RESTART in page and "parsing\nweighting\nepoch 1: 0.25" in page
