@@ -84,18 +84,27 @@ def data_files(labels: list[dict], judgments: list[list], seed: int) -> dict[str
     }
 
 
-def parquet_files(labels: list[dict], split: dict[str, str]) -> dict[str, bytes]:
-    """train.parquet and test.parquet: id, text, the three labels (int8) and provenance, in the
+def split_tables(labels: list[dict], split: dict[str, str]) -> dict:
+    """Each split's rows as an Arrow table: id, text, the three labels (int8) and provenance, in the
     order of release.csv."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     schema = pa.schema([("id", pa.string()), ("text", pa.string()), *[(d, pa.int8()) for d in DIMENSIONS],
                         ("provenance", pa.string())])
-    out = {}
+    tables = {}
     for name in SPLITS:
         rows = [r for r in labels if split[r["id"]] == name]
-        table = pa.table({column: [r[column] for r in rows] for column in PARQUET_COLUMNS}, schema=schema)
+        tables[name] = pa.table({column: [r[column] for r in rows] for column in PARQUET_COLUMNS}, schema=schema)
+    return tables
+
+
+def parquet_files(labels: list[dict], split: dict[str, str]) -> dict[str, bytes]:
+    """train.parquet and test.parquet: the tables of split_tables."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = {}
+    for name, table in split_tables(labels, split).items():
         sink = pa.BufferOutputStream()
         pq.write_table(table, sink, compression="zstd")
         out[f"{name}.parquet"] = sink.getvalue().to_pybytes()
@@ -113,7 +122,9 @@ def dataset_card(number: int, labels: list[dict], split: dict[str, str], card: s
     """README.md: the data card under a YAML header that follows the Hugging Face dataset-card
     conventions (licence, language, task categories, features, and configs mapping the splits to
     their Parquet files)."""
-    counts = {name: sum(v == name for v in split.values()) for name in SPLITS}
+    # The loaders read `splits` only when each has name, num_bytes and num_examples (otherwise they
+    # ignore it, with a warning); num_bytes is the split's size as an Arrow table, as theirs is.
+    tables = split_tables(labels, split)
     dtypes = {"id": "string", "text": "string", **{d: "int8" for d in DIMENSIONS}, "provenance": "string"}
     header = ["---", f"license: {LICENCE_ID}", "language:", "- zh", "task_categories:", "- text-classification",
               "task_ids:", "- multi-class-classification", "- hate-speech-detection",
@@ -123,7 +134,8 @@ def dataset_card(number: int, labels: list[dict], split: dict[str, str], card: s
         header += [f"  - name: {column}", f"    dtype: {dtypes[column]}"]
     header += ["  splits:"]
     for name in SPLITS:
-        header += [f"  - name: {name}", f"    num_examples: {counts[name]}"]
+        header += [f"  - name: {name}", f"    num_bytes: {tables[name].nbytes}", f"    num_examples: {tables[name].num_rows}"]
+    header += [f"  dataset_size: {sum(table.nbytes for table in tables.values())}"]
     header += ["configs:", "- config_name: default", "  data_files:"]
     for name in SPLITS:
         header += [f"  - split: {name}", f"    path: {name}.parquet"]

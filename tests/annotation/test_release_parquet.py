@@ -64,8 +64,15 @@ def test_readme_is_a_hugging_face_data_card(release):
     assert {f["split"]: f["path"] for f in config["data_files"]} == {"train": "train.parquet", "test": "test.parquet"}
     for entry in config["data_files"]:
         assert (folder / entry["path"]).exists() and entry["path"] in release.manifest
-    splits = {s["name"]: s["num_examples"] for s in header["dataset_info"]["splits"]}
+    info = header["dataset_info"]
+    assert [f["name"] for f in info["features"]] == pq.read_schema(folder / "train.parquet").names
+    # The loaders ignore `splits` unless each carries name, num_bytes and num_examples; with them they
+    # check the row counts they read against these.
+    splits = {s["name"]: s["num_examples"] for s in info["splits"]}
     assert splits == {name: pq.read_metadata(folder / f"{name}.parquet").num_rows for name in ("train", "test")}
+    sizes = {s["name"]: s["num_bytes"] for s in info["splits"]}
+    assert sizes == {name: pq.read_table(folder / f"{name}.parquet").nbytes for name in ("train", "test")}
+    assert info["dataset_size"] == sum(sizes.values())
     body = text.split("---\n", 2)[2]
     assert body.strip() == (folder / "DATACARD.md").read_text("utf-8").strip()  # the same card under the header
 
