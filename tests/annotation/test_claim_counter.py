@@ -240,3 +240,32 @@ def test_expiry_and_claims_at_the_same_time_lose_and_double_count_nothing(requir
     assert {p.pk: per_post[p.pk] for p in posts} == {p.pk: k for p in posts}
     assert stored() == recount()
     assert all(n == k for n in stored().values())
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.postgres
+def test_only_a_claim_only_transaction_commits_asynchronously(require_postgres, make_annotators, make_batch,
+                                                              monkeypatch):
+    """A bare "next" turns synchronous_commit off for its own transaction (a lost claim is only a
+    freed slot); the one-request step, which carries a judgment, stays durable. Read back from the
+    server inside each transaction, just before it commits."""
+    (a,) = make_annotators(1)
+    batch = make_batch(n_posts=5, k=2, annotators=[a])
+    seen = []
+    real_write = services._claim_write
+
+    def spy(**kwargs):
+        assignment = real_write(**kwargs)
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW synchronous_commit")
+            seen.append(cursor.fetchone()[0])
+        return assignment
+
+    monkeypatch.setattr(services, "_claim_write", spy)
+    first = services.assignment_next(annotator=a, batch_id=batch.id)
+    services.judgment_submit_and_next(annotator=a, batch_id=batch.id, post_id=first.post_id, scores=SCORES)
+    assert seen == ["off", "on"]
+    with connection.cursor() as cursor:  # and nothing leaks past the transaction
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone()[0] == "on"
+    assert stored() == recount()
