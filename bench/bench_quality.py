@@ -13,7 +13,8 @@ confusion matrix) Dawid-Skene on crowds of different sparsity: docs/quality.md's
 --db times the same work through the database, as the panel and a release do it: the crowd is
 written to a fresh database (annotation/quality/simulated.py), then the panel's report
 (`quality_report`: read every judgment and claim, figures, series, alerts) and an aggregation
-run (`aggregation_run_now`: read, fit, store 8,120 aggregate labels).
+run (`aggregation_run_now`: read, fit, store 8,120 aggregate labels, and the report with the
+model's reliabilities - the whole job, so its time is the total).
 """
 from __future__ import annotations
 
@@ -105,7 +106,9 @@ def main_db(args) -> dict:
         names[row["id"]] = row["username"].removeprefix("sim-")
     results = {"database": database, "judgments": len(crowd.log.item), "load_s": round(loaded, 2),
                "panel_report_s": round(best_report, 3), "aggregation_run_s": round(best_aggregation, 3),
-               "total_s": round(best_report + best_aggregation, 3), "target_s": 5.0,
+               # A quality run is the whole job: it reads, fits, stores the labels and computes the
+               # report itself (services._aggregation_work), so it is the total, not the sum of the two.
+               "total_s": round(best_aggregation, 3), "target_s": 5.0,
                "ranking": [names[r["id"]] for r in report["annotators"]],
                "alerts": sorted({f"{names[a['annotator']]}: {a['kind']}" for a in report["alerts"]}),
                "aggregate_agrees_with_rounded_mean": {d: v["agrees_with_rounded_mean"]
