@@ -58,7 +58,7 @@ def test_researcher_walks_the_demo_and_launches_a_run_on_the_embedded_worker(bro
         page.goto(f"{site.url}/runs/{full_id}/")
         follow(page, f"a[href='/calibration/runs/{full_id}/fusion/']")
         assert traces_drawn(page, 3) >= 3  # a figure per dimension
-        assert page.locator("table").count() >= 1  # and the strategies as a table
+        assert page.locator("main table tbody tr").count() >= 3  # and the strategies as tables, one per dimension
         page.go_back()
         follow(page, f"a[href='/calibration/runs/{full_id}/reliability/']")
         assert traces_drawn(page, 3) >= 3
