@@ -2,12 +2,13 @@
 qualification attempts (read-only, with a reset action) and aggregation runs (read-only)."""
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import DomainError
 
-from ..models import AggregationRun, BatchQuality, GoldItem, QualificationAnswer, QualificationAttempt
+from ..models import DIMENSIONS, AggregationRun, BatchQuality, GoldItem, QualificationAnswer, QualificationAttempt
 from .services import qualification_reset
 
 
@@ -30,8 +31,29 @@ class GoldItemAdmin(admin.ModelAdmin):
         queryset.update(active=True)
 
 
+class BatchQualityForm(forms.ModelForm):
+    """The rules of services.batch_quality_set: a required round needs its set, a pass threshold is a
+    mean absolute error from 0 to 4 (the gold rate's range is a database constraint)."""
+
+    class Meta:
+        model = BatchQuality
+        fields = "__all__"
+
+    def clean(self):
+        data = super().clean()
+        for d in DIMENSIONS:
+            value = data.get(f"pass_max_mae_{d}")
+            if value is not None and not 0 <= value <= 4:
+                self.add_error(f"pass_max_mae_{d}", _("A mean absolute error from 0 to 4."))
+        if data.get("qualification_required") and not data.get("qualification_items"):
+            self.add_error("qualification_items",
+                           _("A qualification round needs a qualification set: choose its gold items first."))
+        return data
+
+
 @admin.register(BatchQuality)
 class BatchQualityAdmin(admin.ModelAdmin):
+    form = BatchQualityForm
     list_display = ("batch", "gold_rate", "qualification_required", "pass_max_mae_explicit", "pass_max_mae_implicit",
                     "pass_max_mae_emotional")
     filter_horizontal = ("qualification_items",)

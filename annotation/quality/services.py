@@ -218,6 +218,9 @@ def qualification_submit(*, annotator, batch_id: int, answers: dict[int, dict[st
     if not state.can_attempt:
         raise Conflict(_("Your last attempt did not pass; a researcher must reset it before you try again."))
     items = list(selectors.qualification_items(quality))
+    if not items:  # the admin, or a later edit, emptied a required set
+        raise DomainError(_("This batch's qualification set is empty: a researcher must choose its gold items "
+                            "before anyone can qualify."))
     wanted = {g.post_id for g in items}
     if set(answers) != wanted:
         raise DomainError(_("Score every post of the qualification set, and only those."))

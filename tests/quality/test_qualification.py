@@ -149,3 +149,42 @@ def test_the_qualification_api_round_trip(qualifying, api_for):
     assert api.post(url, body, format="json").status_code == 409
     listed = api_for(researcher).get(reverse("api:api-quality-qualifications"), {"batch": batch.pk}).json()
     assert [(a["username"], a["number"], a["passed"]) for a in listed] == [(annotator.username, 1, True)]
+
+
+def test_an_emptied_qualification_set_refuses_attempts_instead_of_crashing(qualifying):
+    """The admin can still empty a required set (or a later edit can): an attempt is refused with a
+    reason, nothing is stored, and the page says so instead of failing."""
+    annotator, batch, items, _ = qualifying
+    batch.quality.qualification_items.clear()
+    with pytest.raises(DomainError, match="empty"):
+        services.qualification_submit(annotator=annotator, batch_id=batch.pk, answers={})
+    assert not QualificationAttempt.objects.exists()
+    client = Client()
+    client.force_login(annotator)
+    page = reverse("annotation:qualification", args=[batch.pk])
+    response = client.post(page, {}, follow=True)
+    assert response.status_code == 200 and not QualificationAttempt.objects.exists()
+    assert 'id="qualification-empty"' in response.content.decode()
+
+
+def test_the_admin_refuses_a_required_round_without_a_set(qualifying, make_user):
+    """Batch quality settings in the admin follow the service's rules: a required round needs its set,
+    pass thresholds are MAEs from 0 to 4."""
+    from annotation.models import BatchQuality
+
+    annotator, batch, items, _ = qualifying
+    admin = make_user("boss", is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(admin)
+    url = reverse("admin:annotation_batchquality_change", args=[batch.quality.pk])
+    form = {"batch": batch.pk, "gold_rate": "0.1", "qualification_required": "on", "pass_max_mae_explicit": "0.5",
+            "pass_max_mae_implicit": "0.5", "pass_max_mae_emotional": "0.5"}
+    response = client.post(url, form)  # no qualification_items
+    assert response.status_code == 200 and "errornote" in response.content.decode()
+    assert BatchQuality.objects.get(pk=batch.quality.pk).qualification_items.count() == len(items)
+    response = client.post(url, {**form, "qualification_items": [g.pk for g in items], "pass_max_mae_implicit": "9"})
+    assert response.status_code == 200 and BatchQuality.objects.get(pk=batch.quality.pk).pass_max_mae_implicit == 0.5
+    response = client.post(url, {**form, "qualification_items": [g.pk for g in items[:1]]})
+    assert response.status_code == 302
+    quality = BatchQuality.objects.get(pk=batch.quality.pk)
+    assert quality.gold_rate == 0.1 and list(quality.qualification_items.all()) == items[:1]
