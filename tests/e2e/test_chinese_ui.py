@@ -28,6 +28,9 @@ def visible_ui_words(page, *, username: str) -> set[str]:
         document.body.appendChild(clone); clone.style.position = 'absolute'; clone.style.left = '-10000px';
         const visible = clone.innerText; clone.remove(); return visible;
     }""")
+    # The text was read (an empty read would find no English word either): the header, the form and
+    # the rubric's explanations are there, in Chinese.
+    assert "退出登录" in text and len(re.findall(r"[\u4e00-\u9fff]", text)) > 100, text
     words = set(re.findall(r"[A-Za-z]{2,}", text.replace(username, " ")))
     return words - ALLOWED_LATIN
 
