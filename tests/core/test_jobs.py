@@ -284,3 +284,17 @@ def test_the_run_page_shows_the_stored_reason_and_the_log_in_the_readers_languag
     assert "epoch 1: 0.25" in page  # a line the catalogue does not know stays as logged
     page = client.get(f"/runs/{run.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert INTERRUPTED_BY_RESTART in page and "parsing\nweighting\nepoch 1: 0.25" in page
+
+
+def test_every_job_row_names_a_registered_task_so_a_restart_can_send_it_again():
+    """jobs_recover_after_restart re-sends queued rows by their model's task_name: a job kind without
+    one (or with a name no task has) would stay queued forever after a restart of `make run`."""
+    from django.apps import apps
+
+    from chlgbt_site.celery import app
+    from core.jobs import Job
+
+    app.loader.import_default_modules()
+    kinds = [model for model in apps.get_models() if issubclass(model, Job)]
+    assert len(kinds) >= 5
+    assert [m.__name__ for m in kinds if m.task_name not in app.tasks] == []
