@@ -241,3 +241,28 @@ def test_a_release_lists_gold_apart_when_asked_and_its_card_reports_quality(mixe
     api = APIClient()
     api.force_authenticate(researcher)
     assert api.get(reverse("api:api-quality-gold")).status_code == 403
+
+
+def test_the_gold_page_marks_by_upload_lists_problems_and_reports_refusals(make_user, make_batch):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.test import Client
+
+    client = Client()
+    client.force_login(make_user("res", role="researcher"))
+    url = reverse("review:quality-gold")
+    good = "Sentences,Explicit,Implicit,Emotional\n页面上传的金标准 一,1,2,3\n页面上传的金标准 二,5,4,3\n"
+    response = client.post(url, {"source": "upload", "up-file": SimpleUploadedFile("gold.csv", good.encode())})
+    assert response.status_code == 302 and response["Location"] == url
+    assert sorted(GoldItem.objects.values_list("explicit", "implicit", "emotional")) == [(1, 2, 3), (5, 4, 3)]
+    page = client.get(url).content.decode()
+    assert "页面上传的金标准 一" in page and page.count("<tr><td>#") == 2
+
+    bad = "Sentences,Explicit,Implicit,Emotional\n没有标签,,,\n超出范围,9,1,1\n"
+    response = client.post(url, {"source": "upload", "up-file": SimpleUploadedFile("bad.csv", bad.encode())})
+    body = response.content.decode()
+    assert response.status_code == 200 and 'class="problems"' in body and body.count("<li>", body.index('class="problems"')) >= 2
+    assert GoldItem.objects.count() == 2  # all or nothing
+
+    batch = make_batch(n_posts=1)
+    response = client.post(url, {"source": "adjudicated", "adj-posts": str(batch.posts.get().pk)}, follow=True)
+    assert "No adjudicated label" in response.content.decode() and GoldItem.objects.count() == 2
