@@ -128,17 +128,15 @@ def _parse_option(spec: str) -> dict:
     return out
 
 
-def _hand_tagged() -> list[tuple[str, dict]]:
-    """The demo posts' hand-set C-I-S tags (annotation/demo.py), for the inferer agreement report."""
-    import os
+def _hand_tagged(path: str | None) -> list[tuple[str, dict]]:
+    """Hand-set C-I-S tags for the inferer agreement report: a CSV with columns text,C,I,S (none when
+    no file is given). The model core reads files only; it never sets up the web app."""
+    if not path:
+        return []
+    import csv
 
-    import django
-
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "chlgbt_site.settings.local")
-    django.setup()
-    from annotation.demo import DEMO_CONTEXT, DEMO_POSTS
-
-    return [(text, dict(zip("CIS", tags))) for (text, *_), tags in zip(DEMO_POSTS, DEMO_CONTEXT)]
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        return [(row["text"], {axis: row[axis] for axis in "CIS"}) for row in csv.DictReader(fh)]
 
 
 def cmd_ablation(args) -> int:
@@ -244,7 +242,7 @@ def cmd_ablation(args) -> int:
             "Race F1 0.906 → 0.928, BS 0.074 → 0.057, ECE 0.076 → 0.054.",
         ]
     flush()
-    hand = _hand_tagged()
+    hand = _hand_tagged(args.hand_tags)
     parts += ["", "## C-I-S inference", "", cis_report_markdown(cis_report(corpus, hand, seed=0), len(hand))]
     from .experiments import diagnostics_markdown, diagnostics_run
 
@@ -312,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--options-backbone", help="backbone for --options (default: the last of --backbones)")
     a.add_argument("--options-seeds", type=int, help="seeds for --options (default: --seeds)")
     a.add_argument("--cold", help="directory with COLD train.csv and dev.csv")
+    a.add_argument("--hand-tags", help="CSV text,C,I,S of hand-set C-I-S tags for the inferer agreement report")
     a.add_argument("--cold-train", type=int, default=2000, help="training posts sampled per topic and seed")
     a.add_argument("--cold-backbone", help="backbone for COLD (default: the first of --backbones)")
     a.add_argument("--out")
