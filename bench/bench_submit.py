@@ -34,7 +34,7 @@ def main() -> dict:
     from rest_framework.authtoken.models import Token
 
     from annotation.importing.services import import_posts
-    from annotation.models import Batch, Judgment
+    from annotation.models import Assignment, AssignmentStatus, Batch
     from annotation.services import annotator_ensure
     from bench_common_posts import posts_csv
 
@@ -70,12 +70,12 @@ def main() -> dict:
                 response = conn.getresponse()
                 item = json.loads(response.read())
                 t1 = time.perf_counter()
-                if response.status != 200 or item["post"] is None:
+                if response.status != 200 or item["item"] is None:
                     with lock:
                         errors.append(f"next {response.status}")
                     return
                 time.sleep(rng.uniform(*args.think))  # reading the post and pressing keys
-                body = json.dumps({"post": item["post"], "explicit": 2, "implicit": 3, "emotional": 4, "seconds_spent": 3})
+                body = json.dumps({"item": item["item"], "explicit": 2, "implicit": 3, "emotional": 4, "seconds_spent": 3})
                 t2 = time.perf_counter()
                 conn.request("POST", "/api/judgments/", body=body, headers=headers)
                 response = conn.getresponse()
@@ -85,7 +85,7 @@ def main() -> dict:
                     next_latencies.append(t1 - t0)
                     if response.status == 201:
                         latencies.append(t3 - t2)
-                        acknowledged.append((item["post"], name))
+                        acknowledged.append((item["item"], name))
                     else:
                         errors.append(f"submit {response.status}")
 
@@ -99,7 +99,8 @@ def main() -> dict:
     finally:
         server.terminate()
         server.wait(timeout=20)
-    stored = set(Judgment.objects.values_list("post_id", "annotator__username"))
+    # A queue item is the annotator's claim: a stored judgment is a submitted claim.
+    stored = set(Assignment.objects.filter(status=AssignmentStatus.SUBMITTED).values_list("pk", "annotator__username"))
     results = {
         "annotators": args.annotators, "submits": len(latencies), "errors": len(errors), "wall_s": wall,
         "throughput_submits_per_s": len(latencies) / wall,

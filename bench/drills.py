@@ -83,7 +83,7 @@ def drill_redis() -> None:
         for _ in range(5):
             item = requests.post(f"http://127.0.0.1:{PORT}/api/queue/{batch.id}/next/", headers=headers, timeout=10).json()
             r = requests.post(f"http://127.0.0.1:{PORT}/api/judgments/", headers=headers, timeout=10,
-                              json={"post": item["post"], "explicit": 2, "implicit": 2, "emotional": 3})
+                              json={"item": item["item"], "explicit": 2, "implicit": 2, "emotional": 3})
             submitted += r.status_code == 201
         lines.append(f"- annotation while Redis is down: {submitted}/5 submits acknowledged (201).")
         try:

@@ -107,35 +107,35 @@ class Annotator(Person):
     @task
     def score(self) -> None:
         """One scoring step after reading the post (the wait before it is the think time)."""
-        if self.item is None or self.item["post"] is None:
+        if self.item is None or self.item["item"] is None:
             self.item = self.claim()
-            if self.item is None or self.item["post"] is None:
+            if self.item is None or self.item["item"] is None:
                 self.stop()
             return
-        post, roll = self.item["post"], self.rng.random()
+        item, roll = self.item["item"], self.rng.random()
         if roll < 0.05:
             r = call(self, "POST skip (answers the next item)", "POST", f"/api/queue/{Shared.batch_id}/skip/",
-                     json={"post": post}, headers=self.headers)
+                     json={"item": item}, headers=self.headers)
             self.item = r.json() if r is not None and r.status_code == 200 else None
             return
         scores = {"explicit": self.rng.randint(1, 5), "implicit": self.rng.randint(1, 5),
                   "emotional": self.rng.randint(1, 5)}
         r = call(self, "POST submit + next (one step)", "POST", f"/api/queue/{Shared.batch_id}/submit/",
-                 json={"post": post, **scores}, headers=self.headers, ok=(201, 409))
+                 json={"item": item, **scores}, headers=self.headers, ok=(201, 409))
         if r is not None and r.status_code == 201:
             body = r.json()
-            Shared.acknowledged[(self.username, post)] = tuple(scores.values())
-            self.done.append((body["judgment"]["id"], post))
+            Shared.acknowledged[(self.username, item)] = tuple(scores.values())
+            self.done.append((body["judgment"]["id"], item))
             self.item = body["next"]
         else:
             self.item = None
         if self.done and roll > 0.9:
-            jid, jpost = self.rng.choice(self.done)
+            jid, jitem = self.rng.choice(self.done)
             new = {"emotional": self.rng.randint(1, 5)}
             r = call(self, "PATCH revise", "PATCH", f"/api/judgments/{jid}/", json=new, headers=self.headers)
             if r is not None and r.status_code == 200:
-                e, i, _ = Shared.acknowledged[(self.username, jpost)]
-                Shared.acknowledged[(self.username, jpost)] = (e, i, new["emotional"])
+                e, i, _ = Shared.acknowledged[(self.username, jitem)]
+                Shared.acknowledged[(self.username, jitem)] = (e, i, new["emotional"])
 
 
 class Adjudicator(Person):
@@ -225,7 +225,7 @@ def main() -> dict:
     from django.contrib.auth.models import Group
 
     from annotation.importing.services import import_posts
-    from annotation.models import Batch, Judgment
+    from annotation.models import Assignment, Batch, Judgment
     from annotation.services import annotator_ensure
     from core.permissions import role_groups_ensure
 
@@ -296,8 +296,10 @@ def main() -> dict:
     finally:
         server.terminate()
         server.wait(timeout=30)
-    stored = {(u, p): (e, i, m) for u, p, e, i, m in
-              Judgment.objects.values_list("annotator__username", "post_id", "explicit", "implicit", "emotional")}
+    # The clients know their queue items (claims); a judgment is keyed by (annotator, post), as its claim is.
+    claims = {(who, post): pk for pk, who, post in Assignment.objects.values_list("pk", "annotator_id", "post_id")}
+    stored = {(u, claims[(who, p)]): (e, i, m) for u, who, p, e, i, m in Judgment.objects.values_list(
+        "annotator__username", "annotator_id", "post_id", "explicit", "implicit", "emotional")}
     capacity = (os.cpu_count() or 1) * wall
     busy = cpu1[3][0] - cpu0[3][0]
     cpu = {"generator_s": round(cpu1[0] - cpu0[0], 1), "gunicorn_s": round(cpu1[1] - cpu0[1], 1),

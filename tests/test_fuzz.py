@@ -83,7 +83,7 @@ payload_values = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40),
 
 @FUZZ
 @given(valid=st.fixed_dictionaries({d: st.integers(1, 5) for d in ("explicit", "implicit", "emotional")}),
-       hostile=st.one_of(st.just({}), st.dictionaries(st.sampled_from(["post", "explicit", "implicit", "emotional",
+       hostile=st.one_of(st.just({}), st.dictionaries(st.sampled_from(["item", "explicit", "implicit", "emotional",
                                                                        "note", "flagged", "seconds_spent"]),
                                                       payload_values, max_size=7)),
        for_the_claimed_post=st.booleans())
@@ -98,7 +98,7 @@ def test_api_payloads_never_500(annotator_client, valid, hostile, for_the_claime
     item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
     assert item["batch"] == batch.id
     # A valid submission for the claimed post (or not), then any of its fields replaced by hostile values.
-    claimed = {"post": item["post"]} if for_the_claimed_post and item["post"] is not None else {}
+    claimed = {"item": item["item"]} if for_the_claimed_post and item["item"] is not None else {}
     payload = {**valid, **claimed, **hostile}
     body = json.dumps(payload, allow_nan=True)  # NaN/Infinity literals too: the server must refuse them cleanly
 
@@ -111,7 +111,9 @@ def test_api_payloads_never_500(annotator_client, valid, hostile, for_the_claime
     assert submitted.status_code < 500, (payload, submitted.content)
     if submitted.status_code == 201:
         stored = Judgment.objects.get(pk=submitted.json()["id"])
-        assert stored.post_id == payload["post"] and stored.post.batch_id == batch.id
+        claim = Assignment.objects.get(pk=payload["item"])
+        assert stored.post_id == claim.post_id and stored.annotator_id == claim.annotator_id
+        assert stored.post.batch_id == batch.id
         for dim in ("explicit", "implicit", "emotional"):
             assert float(payload[dim]) == getattr(stored, dim) and getattr(stored, dim) in range(1, 6), (payload, dim)
     else:
@@ -120,6 +122,6 @@ def test_api_payloads_never_500(annotator_client, valid, hostile, for_the_claime
     skipped = client.post(reverse("api:api-queue-skip", args=[batch.id]), body, content_type="application/json")
     assert skipped.status_code < 500, (payload, skipped.content)
     if skipped.status_code == 200:
-        assert Assignment.objects.get(post_id=payload["post"]).status == "skipped"
+        assert Assignment.objects.get(pk=payload["item"]).status == "skipped"
     else:
         assert state() == before, payload

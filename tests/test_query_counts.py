@@ -67,7 +67,7 @@ def test_submit_query_budget(grow, api_for):
                                                                                    "emotional": 1})
     item = services.assignment_next(annotator=annotators[0], batch_id=batch.id)
     with CaptureQueriesContext(connection) as ctx:
-        response = api.post(reverse("api:api-judgments"), {"post": item.post_id, "explicit": 1, "implicit": 1,
+        response = api.post(reverse("api:api-judgments"), {"item": item.pk, "explicit": 1, "implicit": 1,
                                                             "emotional": 1}, format="json")
     assert response.status_code == 201
     # 13: the claim is re-read under the post's lock, and the annotator's progress counter is updated

@@ -62,7 +62,7 @@ def world(make_annotators, make_batch, make_user):
                               provenance=Provenance.ADJUDICATED, rationale=XSS)
     return {"a1": a1, "a2": a2, "adj": make_user("adj", role="adjudicator"),
             "res": make_user("res", role="researcher", is_staff=True), "batch": batch, "judgment": judgment,
-            "post": item.post_id}
+            "post": item.post_id, "item": item.pk}
 
 
 def routes(w):
@@ -135,7 +135,7 @@ def test_an_annotator_probing_others_gets_nothing(world, api_for):
     client = api_for(world["a2"])
     url = reverse("api:api-judgment", args=[world["judgment"].pk])
     for response in (client.get(url), client.patch(url, {"explicit": 2}, format="json"),
-                     client.post(reverse("api:api-judgments"), {"post": world["post"], "explicit": 2, "implicit": 2,
+                     client.post(reverse("api:api-judgments"), {"item": world["item"], "explicit": 2, "implicit": 2,
                                                                 "emotional": 2}, format="json")):
         assert response.status_code in (403, 404)
         assert "pwned" not in response.content.decode()

@@ -72,7 +72,7 @@ class QueueSkipApi(APIView):
     def post(self, request, batch_id: int):
         data = SkipIn(data=request.data)
         data.is_valid(raise_exception=True)
-        services.assignment_skip(annotator=request.user, post_id=data.validated_data["post"])
+        services.assignment_skip(annotator=request.user, claim_id=data.validated_data["item"])
         return Response(QueueItemOut(_next_item(request.user, batch_id)).data)
 
 
@@ -90,7 +90,7 @@ class QueueSubmitApi(APIView):
         scores = scores_of(v)
         try:
             judgment, assignment = services.judgment_submit_and_next(
-                annotator=request.user, batch_id=batch_id, post_id=v["post"], scores=scores,
+                annotator=request.user, batch_id=batch_id, claim_id=v["item"], scores=scores,
                 seconds_spent=v["seconds_spent"], note=v["note"], flagged=v["flagged"],
             )
         except services.PostTaken as exc:
@@ -115,7 +115,7 @@ class JudgmentListApi(APIView):
         scores = scores_of(v)
         try:
             judgment = services.judgment_submit(
-                annotator=request.user, post_id=v["post"], scores=scores,
+                annotator=request.user, claim_id=v["item"], scores=scores,
                 seconds_spent=v["seconds_spent"], note=v["note"], flagged=v["flagged"],
             )
         except services.PostTaken as exc:

@@ -7,7 +7,7 @@ from datetime import datetime
 from datetime import timezone as dt_timezone
 
 from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
@@ -48,7 +48,11 @@ def batch_progress(*, annotator, batch: Batch) -> dict[str, int]:
 
 
 def judgments_of(annotator) -> QuerySet[Judgment]:
-    return Judgment.objects.filter(annotator=annotator).select_related("post", "post__batch").order_by("-updated_at", "-id")
+    """The annotator's judgments, newest first, each with `item`: the id of their claim on the post
+    (what the API shows instead of the post id)."""
+    claim = Assignment.objects.filter(post_id=OuterRef("post_id"), annotator_id=OuterRef("annotator_id")).values("pk")
+    return (Judgment.objects.filter(annotator=annotator).annotate(item=Subquery(claim[:1]))
+            .select_related("post", "post__batch").order_by("-updated_at", "-id"))
 
 
 def batch_for_annotator(annotator, batch_id: int) -> Batch:
@@ -156,7 +160,7 @@ def queue_item(*, annotator, batch: Batch, assignment: Assignment | None) -> dic
     """What the annotator page shows next: the post (or none left), the batch state, progress."""
     guideline = guideline_current()
     return {
-        "post": assignment.post_id if assignment else None,
+        "item": assignment.pk if assignment else None,  # the claim, not the post (see serializers.item_field)
         "text": assignment.post.text if assignment else None,
         "batch": batch.id,
         "batch_locked": batch.is_locked,

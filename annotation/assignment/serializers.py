@@ -21,8 +21,15 @@ class ScoreFields(serializers.Serializer):
 MAX_ID = 2**63 - 1
 
 
+def item_field() -> serializers.IntegerField:
+    """The queue item: the id of the annotator's claim on a post, never the post's own id. Post ids
+    are global, so a gold item (a post of an older batch, or an uploaded one) would stand out by its
+    id; claims are numbered as they are made, gold or not (issue 12)."""
+    return serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="The queue item's id (from next/).")
+
+
 class JudgmentSubmitIn(ScoreFields):
-    post = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+    item = item_field()
     seconds_spent = serializers.FloatField(required=False, default=0.0, min_value=0, max_value=86400)
     note = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
     flagged = serializers.BooleanField(required=False, default=False)
@@ -39,7 +46,7 @@ class JudgmentReviseIn(serializers.Serializer):
 
 class JudgmentOut(serializers.Serializer):
     id = serializers.IntegerField()
-    post = serializers.IntegerField(source="post_id")
+    item = serializers.IntegerField(help_text="The queue item this judgment answers.")
     post_text = serializers.CharField(source="post.text")
     explicit = serializers.IntegerField(allow_null=True)
     implicit = serializers.IntegerField(allow_null=True)
@@ -62,7 +69,8 @@ class ProgressOut(serializers.Serializer):
 
 
 class QueueItemOut(serializers.Serializer):
-    post = serializers.IntegerField(allow_null=True)
+    item = serializers.IntegerField(allow_null=True, help_text="Send it back with submit/ or skip/; null when "
+                                                               "nothing is left.")
     text = serializers.CharField(allow_null=True)
     batch = serializers.IntegerField()
     batch_locked = serializers.BooleanField()
@@ -78,7 +86,7 @@ class SubmitAndNextOut(serializers.Serializer):
 
 
 class SkipIn(serializers.Serializer):
-    post = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+    item = item_field()
 
 
 class BatchOut(serializers.Serializer):

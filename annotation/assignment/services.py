@@ -295,9 +295,13 @@ def _ensure_room_for_late_submission(assignment: Assignment) -> Post | None:
     return post
 
 
-def _assignment_for(annotator, post_id: int) -> Assignment:
-    assignment = (Assignment.objects.select_related("post__batch", "gold_batch")
-                  .filter(annotator=annotator, post_id=post_id).first())
+def _assignment_for(annotator, post_id: int | None = None, claim_id: int | None = None) -> Assignment:
+    """The annotator's claim, named by its post (in-process callers) or by its own id (the API's
+    opaque item id, which says nothing about the post: issue 12)."""
+    if (post_id is None) == (claim_id is None):
+        raise TypeError("name the claim by exactly one of post_id and claim_id")
+    mine = Assignment.objects.select_related("post__batch", "gold_batch").filter(annotator=annotator)
+    assignment = (mine.filter(post_id=post_id) if claim_id is None else mine.filter(pk=claim_id)).first()
     if assignment is None:
         raise NotFound(_("This post is not in your queue."))
     batch = assignment.gold_batch or assignment.post.batch  # a gold item belongs to the batch it was served in
@@ -317,12 +321,14 @@ def _judgment_state(judgment: Judgment) -> dict:
 
 
 @transaction.atomic
-def judgment_submit(*, annotator, post_id: int, scores: dict[str, int], seconds_spent: float = 0.0,
-                    note: str = "", flagged: bool = False) -> Judgment:
-    """Create the annotator's judgment for a post. Submitting again (a retry, or a change of mind
-    before the batch locks) updates it and keeps the old values as a revision."""
+def judgment_submit(*, annotator, post_id: int | None = None, claim_id: int | None = None, scores: dict[str, int],
+                    seconds_spent: float = 0.0, note: str = "", flagged: bool = False) -> Judgment:
+    """Create the annotator's judgment for a post (named by the post or by the annotator's claim on
+    it). Submitting again (a retry, or a change of mind before the batch locks) updates it and keeps
+    the old values as a revision."""
     clean = scores_validate(scores)
-    assignment = _assignment_for(annotator, post_id)
+    assignment = _assignment_for(annotator, post_id, claim_id)
+    post_id = assignment.post_id
     if seconds_spent < 0 or seconds_spent > 86400:
         raise DomainError(_("seconds_spent must be between 0 and 86400."))
     post = _ensure_room_for_late_submission(assignment)
@@ -350,19 +356,20 @@ def judgment_submit(*, annotator, post_id: int, scores: dict[str, int], seconds_
         if post is not None and not held and assignment.holds_slot:
             _recount_claims(post)  # a late submission takes a slot again
         _progress_add(assignment, submitted=1, skipped=-1 if was_skipped else 0)
-    judgment.post = assignment.post
+    judgment.post, judgment.item = assignment.post, assignment.pk
     return judgment
 
 
 @transaction.atomic
-def judgment_submit_and_next(*, annotator, batch_id: int, post_id: int, scores: dict[str, int],
-                             seconds_spent: float = 0.0, note: str = "", flagged: bool = False,
-                             ) -> tuple[Judgment, Assignment | None]:
-    """One scoring step in one request and one transaction: submit the judgment for `post_id`, then
+def judgment_submit_and_next(*, annotator, batch_id: int, post_id: int | None = None, claim_id: int | None = None,
+                             scores: dict[str, int], seconds_spent: float = 0.0, note: str = "",
+                             flagged: bool = False) -> tuple[Judgment, Assignment | None]:
+    """One scoring step in one request and one transaction: submit the judgment (for `post_id` or
+    the claim `claim_id`), then
     claim the annotator's next post of the batch (None when nothing is left). A refused late
     submission (PostTaken) writes nothing and claims nothing."""
-    judgment = judgment_submit(annotator=annotator, post_id=post_id, scores=scores, seconds_spent=seconds_spent,
-                               note=note, flagged=flagged)
+    judgment = judgment_submit(annotator=annotator, post_id=post_id, claim_id=claim_id, scores=scores,
+                               seconds_spent=seconds_spent, note=note, flagged=flagged)
     return judgment, assignment_next(annotator=annotator, batch_id=batch_id)
 
 
@@ -372,7 +379,7 @@ def judgment_revise(*, annotator, judgment_id: int, scores: dict[str, int] | Non
     judgment = Judgment.objects.select_for_update().filter(pk=judgment_id, annotator=annotator).first()
     if judgment is None:
         raise NotFound(_("No such judgment of yours."))
-    _assignment_for(annotator, judgment.post_id)
+    judgment.item = _assignment_for(annotator, judgment.post_id).pk
     old = _judgment_state(judgment)
     if scores:
         merged = {**judgment.scores(), **scores}
@@ -390,10 +397,11 @@ def judgment_revise(*, annotator, judgment_id: int, scores: dict[str, int] | Non
 
 
 @transaction.atomic
-def assignment_skip(*, annotator, post_id: int) -> Assignment:
-    """Skipping gives the slot back to the pool and never shows the post to this annotator again."""
-    assignment = _assignment_for(annotator, post_id)
-    post = _lock_post(post_id)
+def assignment_skip(*, annotator, post_id: int | None = None, claim_id: int | None = None) -> Assignment:
+    """Skipping gives the slot back to the pool and never shows the post to this annotator again.
+    The post is named by its id or by the annotator's claim on it."""
+    assignment = _assignment_for(annotator, post_id, claim_id)
+    post = _lock_post(assignment.post_id)
     assignment.refresh_from_db(fields=["status", "lapsed"])
     if assignment.status == AssignmentStatus.SUBMITTED:
         raise DomainError(_("You already judged this post; revise it instead of skipping."))

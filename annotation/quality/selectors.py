@@ -18,6 +18,7 @@ from django.db.models import Avg, Count, F, FloatField, Func, Max, Q, QuerySet
 from django.db.models.functions import Floor
 
 from core.jobs import JobStatus
+from core.permissions import Role, user_has_role
 
 from ..models import (
     DIMENSIONS,
@@ -77,6 +78,12 @@ def qualification_state(*, annotator, batch: Batch) -> QualificationState:
     return QualificationState(required, passed, can_attempt, attempts, quality)
 
 
+def reads_settled_labels(user) -> bool:
+    """Whether the user can see final labels and other annotators' judgments in the workbench (an
+    adjudicator or a researcher): such a person is never served gold items (see gold_plan)."""
+    return user_has_role(user, Role.ADJUDICATOR) or user_has_role(user, Role.RESEARCHER)
+
+
 def gold_progress(*, annotator, batch: Batch, real_total: int) -> dict[str, int]:
     """What gold items add to an annotator's progress in a batch, so the bar moves on a gold item
     exactly as on a real one: the gold items they submitted and skipped, and the number planned for
@@ -89,7 +96,7 @@ def gold_progress(*, annotator, batch: Batch, real_total: int) -> dict[str, int]
         skipped=Count("gold_assignments", filter=mine & Q(gold_assignments__status=AssignmentStatus.SKIPPED))).get()
     rate = counts["rate"] or 0.0
     planned = 0
-    if rate > 0:
+    if rate > 0 and not reads_settled_labels(annotator):
         planned = min(round(real_total * rate / (1 - rate)), GoldItem.objects.filter(active=True).count())
     return {"submitted": counts["submitted"], "skipped": counts["skipped"], "planned": max(planned, counts["served"])}
 

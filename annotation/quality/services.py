@@ -400,12 +400,17 @@ def gold_plan(*, annotator, batch: Batch) -> GoldPlan:
     Whether a claim is gold is a keyed draw (HMAC of the batch, the annotator and how many claims they
     have made in it, under SECRET_KEY): Bernoulli at the gold rate, reproducible, and unpredictable to
     annotators - no "every 20th item" pattern. The gold item: an active one the annotator has never
-    been given (nobody sees a post twice) nor met in a qualification set, at random."""
+    been given (nobody sees a post twice) nor met in a qualification set, at random.
+
+    Nobody who can read settled labels (adjudicators, researchers) is ever served gold: a gold post is
+    a settled post, so they could look its label up on the adjudication pages or in a release."""
     quality = BatchQuality.objects.filter(batch=batch).only("gold_rate", "qualification_required").first()
     if quality is not None and quality.qualification_required:
         passed = QualificationAttempt.objects.filter(batch=batch, annotator=annotator, passed=True).exists()
         if not passed:
             raise NotQualified(_not_qualified_message(batch))
+    if selectors.reads_settled_labels(annotator):
+        return GoldPlan(None, None)
     open_gold = (Assignment.objects.select_related("post")
                  .filter(annotator=annotator, gold_batch=batch, status=AssignmentStatus.ASSIGNED)
                  .order_by("assigned_at", "id").first())

@@ -61,7 +61,7 @@
     state.item = item; state.scores = {}; state.focus = 0; state.judgmentId = null; state.shownAt = performance.now();
     el("flag").checked = false; el("note").value = "";
     showProgress(item.progress);
-    if (item.post === null) {
+    if (item.item === null) {
       el("post-text").textContent = item.batch_locked ? gettext("This batch is locked.") : gettext("Nothing left in this batch — thank you!");
       el("scores").hidden = true;
     } else {
@@ -109,9 +109,9 @@
         state.history[state.historyIndex] = j; status(gettext("Revision saved."));
         state.historyIndex = -1; await loadNext();
       } else {
-        if (!state.item || state.item.post === null) return;
+        if (!state.item || state.item.item === null) return;
         // One request per scoring step: the answer carries the saved judgment and the next item.
-        const step = await api(app.dataset.submit, "POST", { post: state.item.post, ...body });
+        const step = await api(app.dataset.submit, "POST", { item: state.item.item, ...body });
         state.history.push(step.judgment); state.historyIndex = -1; showItem(step.next); status(gettext("Saved."));
       }
     } catch (e) {
@@ -120,8 +120,8 @@
   }
 
   async function skip() {
-    if (state.judgmentId || !state.item || state.item.post === null) return;
-    try { showItem(await api(app.dataset.skip, "POST", { post: state.item.post })); status(gettext("Skipped.")); } catch (e) { status(e.message, true); }
+    if (state.judgmentId || !state.item || state.item.item === null) return;
+    try { showItem(await api(app.dataset.skip, "POST", { item: state.item.item })); status(gettext("Skipped.")); } catch (e) { status(e.message, true); }
   }
 
   async function back() {

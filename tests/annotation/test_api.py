@@ -28,15 +28,15 @@ def test_token_auth_submit_revise_skip(make_annotators, make_batch):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=a).key}")
     item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
-    created = client.post(reverse("api:api-judgments"), {"post": item["post"], "explicit": 1, "implicit": 2,
+    created = client.post(reverse("api:api-judgments"), {"item": item["item"], "explicit": 1, "implicit": 2,
                                                          "emotional": 3, "seconds_spent": 7.5}, format="json")
     assert created.status_code == 201, created.content
     revised = client.patch(reverse("api:api-judgment", args=[created.json()["id"]]), {"emotional": 5}, format="json")
     assert revised.json()["emotional"] == 5 and revised.json()["revisions"] == 1
     nxt = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
-    assert nxt["post"] != item["post"] and nxt["progress"] == {"done": 1, "skipped": 0, "total": 2}
-    after_skip = client.post(reverse("api:api-queue-skip", args=[batch.id]), {"post": nxt["post"]}, format="json").json()
-    assert after_skip["post"] is None and after_skip["progress"]["skipped"] == 1
+    assert nxt["item"] != item["item"] and nxt["progress"] == {"done": 1, "skipped": 0, "total": 2}
+    after_skip = client.post(reverse("api:api-queue-skip", args=[batch.id]), {"item": nxt["item"]}, format="json").json()
+    assert after_skip["item"] is None and after_skip["progress"]["skipped"] == 1
     assert Judgment.objects.get().emotional == 5 and JudgmentRevision.objects.count() == 1
 
 
@@ -45,7 +45,7 @@ def test_invalid_payload_is_a_400_with_field_errors(make_annotators, make_batch,
     batch = make_batch(n_posts=1, annotators=[a])
     client = api_for(a)
     item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
-    response = client.post(reverse("api:api-judgments"), {"post": item["post"], "explicit": 9, "implicit": 2},
+    response = client.post(reverse("api:api-judgments"), {"item": item["item"], "explicit": 9, "implicit": 2},
                            format="json")
     assert response.status_code == 400
     assert set(response.json()) == {"explicit", "emotional"}
@@ -61,19 +61,20 @@ def test_one_request_per_scoring_step_submits_and_returns_the_next_item(make_ann
     client = api_for(a)
     first = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
     step = client.post(reverse("api:api-queue-submit", args=[batch.id]),
-                       {"post": first["post"], "explicit": 1, "implicit": 2, "emotional": 3, "note": "笔记",
+                       {"item": first["item"], "explicit": 1, "implicit": 2, "emotional": 3, "note": "笔记",
                         "seconds_spent": 4.5}, format="json")
     assert step.status_code == 201, step.content
     body = step.json()
     saved = Judgment.objects.get(annotator=a)
-    assert body["judgment"]["id"] == saved.pk and body["judgment"]["post"] == first["post"]
+    assert body["judgment"]["id"] == saved.pk and body["judgment"]["item"] == first["item"]
     assert saved.scores() == {"explicit": 1, "implicit": 2, "emotional": 3} and saved.note == "笔记"
     second = body["next"]
-    assert second["post"] not in (None, first["post"]) and second["progress"] == {"done": 1, "skipped": 0, "total": 2}
-    assert Assignment.objects.get(annotator=a, post_id=second["post"]).status == "assigned"  # claimed for me
+    assert second["item"] not in (None, first["item"]) and second["progress"] == {"done": 1, "skipped": 0, "total": 2}
+    claimed = Assignment.objects.get(pk=second["item"])
+    assert claimed.annotator == a and claimed.status == "assigned" and claimed.post_id != saved.post_id  # mine
     last = client.post(reverse("api:api-queue-submit", args=[batch.id]),
-                       {"post": second["post"], "explicit": 5, "implicit": 5, "emotional": 5}, format="json").json()
-    assert last["next"]["post"] is None and last["next"]["progress"]["done"] == 2
+                       {"item": second["item"], "explicit": 5, "implicit": 5, "emotional": 5}, format="json").json()
+    assert last["next"]["item"] is None and last["next"]["progress"]["done"] == 2
     assert Judgment.objects.filter(annotator=a).count() == 2
 
 
@@ -90,13 +91,14 @@ def test_one_request_step_refused_late_submission_writes_and_claims_nothing(make
     item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
     Assignment.objects.filter(annotator=a).update(assigned_at=timezone.now() - timedelta(minutes=31))
     other = api_for(b)
-    assert other.post(reverse("api:api-queue-next", args=[batch.id])).json()["post"] == item["post"]
+    others = other.post(reverse("api:api-queue-next", args=[batch.id])).json()["item"]
+    assert Assignment.objects.get(pk=others).post_id == Assignment.objects.get(pk=item["item"]).post_id
     assert other.post(reverse("api:api-queue-submit", args=[batch.id]),
-                      {"post": item["post"], "explicit": 1, "implicit": 1, "emotional": 1},
+                      {"item": others, "explicit": 1, "implicit": 1, "emotional": 1},
                       format="json").status_code == 201
     claims_before = list(Assignment.objects.filter(annotator=a).values_list("post_id", "status"))
     refused = client.post(reverse("api:api-queue-submit", args=[batch.id]),
-                          {"post": item["post"], "explicit": 5, "implicit": 4, "emotional": 3, "flagged": True},
+                          {"item": item["item"], "explicit": 5, "implicit": 4, "emotional": 3, "flagged": True},
                           format="json")
     assert refused.status_code == 409
     assert refused.json()["entered"] == {"explicit": 5, "implicit": 4, "emotional": 3, "note": "", "flagged": True}
@@ -110,6 +112,6 @@ def test_one_request_step_checks_the_payload(make_annotators, make_batch, api_fo
     client = api_for(a)
     item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
     bad = client.post(reverse("api:api-queue-submit", args=[batch.id]),
-                      {"post": item["post"], "explicit": 6, "implicit": 1, "emotional": 1}, format="json")
+                      {"item": item["item"], "explicit": 6, "implicit": 1, "emotional": 1}, format="json")
     assert bad.status_code == 400 and "explicit" in bad.json()
     assert not Judgment.objects.exists()

@@ -6,7 +6,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.assignment import services
-from annotation.models import Judgment
+from annotation.models import Assignment, Judgment
 
 pytestmark = pytest.mark.django_db
 SECRET = {"explicit": 5, "implicit": 4, "emotional": 3}
@@ -43,17 +43,19 @@ def test_api_lists_only_own_judgments(two_annotators_one_judgment, api_for):
 
 def test_submitting_for_alices_post_without_assignment_reveals_nothing(two_annotators_one_judgment, api_for):
     alice, bob, batch, judgment = two_annotators_one_judgment
-    response = api_for(bob).post(reverse("api:api-judgments"), {"post": judgment.post_id, "explicit": 1,
+    alices_item = Assignment.objects.get(post_id=judgment.post_id, annotator=alice).pk
+    response = api_for(bob).post(reverse("api:api-judgments"), {"item": alices_item, "explicit": 1,
                                                                  "implicit": 1, "emotional": 1}, format="json")
-    # Bob has not been handed this post yet, so he may not submit for it, and the error says nothing of Alice.
+    # Alice's queue item is not Bob's: he may not submit through it, and the error says nothing of Alice.
     assert response.status_code == 404 and "ALICE" not in response.content.decode()
 
 
 def test_queue_payload_carries_no_judgment_data(two_annotators_one_judgment, api_for):
     alice, bob, batch, judgment = two_annotators_one_judgment
     body = api_for(bob).post(reverse("api:api-queue-next", args=[batch.id])).json()
-    assert set(body) == {"post", "text", "batch", "batch_locked", "progress", "guideline_version"}
-    assert body["post"] == judgment.post_id and body["progress"]["done"] == 0
+    assert set(body) == {"item", "text", "batch", "batch_locked", "progress", "guideline_version"}
+    mine = Assignment.objects.get(pk=body["item"])
+    assert (mine.annotator, mine.post_id) == (bob, judgment.post_id) and body["progress"]["done"] == 0
 
 
 def test_nothing_bob_can_reach_changes_when_alice_judges(make_annotators, make_batch, api_for):
@@ -79,7 +81,7 @@ def test_nothing_bob_can_reach_changes_when_alice_judges(make_annotators, make_b
         return pages
 
     before = everything_bob_sees()
-    assert before["next"]["post"] == post.pk
+    assert Assignment.objects.get(pk=before["next"]["item"]).post == post
     services.assignment_next(annotator=alice, batch_id=batch.id)
     services.judgment_submit(annotator=alice, post_id=post.pk, scores=SECRET, note="ALICE-NOTE", flagged=True)
     assert everything_bob_sees() == before

@@ -95,18 +95,20 @@ def test_the_api_answers_409_and_gives_back_what_was_entered(make_annotators, ma
     batch = make_batch(n_posts=1, k=1, annotators=[a, b])
     client = api_for(a)
     item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
-    expire(item["post"], annotator=a)
+    post_id = Assignment.objects.get(pk=item["item"]).post_id
+    expire(post_id, annotator=a)
     other = api_for(b)
-    assert other.post(reverse("api:api-queue-next", args=[batch.id])).json()["post"] == item["post"]
-    assert other.post(reverse("api:api-judgments"), {"post": item["post"], **SCORES}, format="json").status_code == 201
-    entered = {"post": item["post"], "explicit": 5, "implicit": 1, "emotional": 2, "note": "我的笔记", "flagged": True}
+    others = other.post(reverse("api:api-queue-next", args=[batch.id])).json()["item"]
+    assert Assignment.objects.get(pk=others).post_id == post_id
+    assert other.post(reverse("api:api-judgments"), {"item": others, **SCORES}, format="json").status_code == 201
+    entered = {"item": item["item"], "explicit": 5, "implicit": 1, "emotional": 2, "note": "我的笔记", "flagged": True}
     response = client.post(reverse("api:api-judgments"), entered, format="json")
     assert response.status_code == 409, response.content
     body = response.json()
     assert "went to another annotator" in body["detail"]
     assert body["entered"] == {"explicit": 5, "implicit": 1, "emotional": 2, "note": "我的笔记", "flagged": True}
     assert str(SCORES["explicit"]) not in body["detail"]  # nothing of the other annotator's judgment
-    assert Judgment.objects.filter(post_id=item["post"]).count() == 1
+    assert Judgment.objects.filter(post_id=post_id).count() == 1
 
 
 @pytest.mark.django_db(transaction=True)

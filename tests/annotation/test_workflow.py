@@ -155,7 +155,8 @@ def test_a_locked_batch_refuses_submit_skip_and_revise_through_services_and_api(
     client = api_for(a)
     judged = services.assignment_next(annotator=a, batch_id=batch.id)
     judgment = services.judgment_submit(annotator=a, post_id=judged.post_id, scores=SCORES)
-    open_claim = client.post(reverse("api:api-queue-next", args=[batch.id])).json()["post"]
+    open_item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()["item"]
+    open_claim = Assignment.objects.get(pk=open_item).post_id
     services.batch_lock(batch_id=batch.id)
 
     with pytest.raises(services.DomainError, match="locked"):
@@ -167,11 +168,11 @@ def test_a_locked_batch_refuses_submit_skip_and_revise_through_services_and_api(
     assert services.assignment_next(annotator=b, batch_id=batch.id) is None
 
     locked = "This batch is locked; judgments can no longer change."
-    for response in (client.post(reverse("api:api-judgments"), {"post": open_claim, **SCORES}, format="json"),
-                     client.post(reverse("api:api-queue-skip", args=[batch.id]), {"post": open_claim}, format="json"),
+    for response in (client.post(reverse("api:api-judgments"), {"item": open_item, **SCORES}, format="json"),
+                     client.post(reverse("api:api-queue-skip", args=[batch.id]), {"item": open_item}, format="json"),
                      client.patch(reverse("api:api-judgment", args=[judgment.pk]), {"explicit": 5}, format="json")):
         assert response.status_code == 400 and response.json() == {"detail": locked}
     item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()
-    assert item["post"] is None and item["batch_locked"] is True
+    assert item["item"] is None and item["batch_locked"] is True
     assert list(Judgment.objects.values_list("post_id", "explicit")) == [(judged.post_id, SCORES["explicit"])]
     assert Assignment.objects.get(annotator=a, post_id=open_claim).status == AssignmentStatus.ASSIGNED

@@ -57,14 +57,14 @@ def everything(kind, alice, batch, page, api) -> dict:
     with CaptureQueriesContext(connection) as claimed:
         response = api.post(reverse("api:api-queue-next", args=[batch.pk]))
     item = response.json()
-    assert (Assignment.objects.get(annotator=alice, post_id=item["post"]).gold_batch_id is not None) == (kind == "gold")
+    assert (Assignment.objects.get(annotator=alice, pk=item["item"]).gold_batch_id is not None) == (kind == "gold")
     seen["claim_status"] = response.status_code
     # The statements with their values blanked (a gold claim's INSERT carries a batch id where a real
     # one has NULL): the same statements, in the same order, on the same tables.
     seen["claim_sql"] = [re.sub(r"\bNULL\b|\d+", "N", re.sub(r"'[^']*'", "S", q["sql"])) for q in claimed.captured_queries]
     seen["next"] = item
     seen["next_again"] = api.post(reverse("api:api-queue-next", args=[batch.pk])).json()  # resumes the same item
-    submitted = api.post(reverse("api:api-judgments"), {"post": item["post"], **SCORES, "seconds_spent": 9.5},
+    submitted = api.post(reverse("api:api-judgments"), {"item": item["item"], **SCORES, "seconds_spent": 9.5},
                          format="json")
     seen["submit_status"], seen["submitted"] = submitted.status_code, submitted.json()
     judgment_url = reverse("api:api-judgment", args=[submitted.json()["id"]])
@@ -75,10 +75,10 @@ def everything(kind, alice, batch, page, api) -> dict:
     seen["batches"] = api.get(reverse("api:api-batches")).json()
     seen["queue_page_after"] = html(page, reverse("annotation:queue"), batch)
     following = api.post(reverse("api:api-queue-next", args=[batch.pk])).json()
-    skipped = api.post(reverse("api:api-queue-skip", args=[batch.pk]), {"post": following["post"]}, format="json")
+    skipped = api.post(reverse("api:api-queue-skip", args=[batch.pk]), {"item": following["item"]}, format="json")
     seen["skip_status"], seen["after_skip"] = skipped.status_code, skipped.json()
     # The one-request scoring step the annotator page uses: submit, and the next item comes back.
-    step = api.post(reverse("api:api-queue-submit", args=[batch.pk]), {"post": seen["after_skip"]["post"], **SCORES},
+    step = api.post(reverse("api:api-queue-submit", args=[batch.pk]), {"item": seen["after_skip"]["item"], **SCORES},
                     format="json")
     seen["submit_next_status"], seen["submit_next"] = step.status_code, step.json()
     seen["feedback"] = page.get(reverse("review:feedback", args=[batch.pk])).status_code
@@ -109,7 +109,7 @@ def test_an_annotator_sees_the_same_for_a_gold_item_and_a_real_post(world):
     seen = everything(kind, alice, batch, page, api)
     for key, value in seen.items():  # the word itself appears nowhere an annotator can reach
         assert "gold" not in str(value).lower() or key == "claim_sql", key
-    assert seen["next"]["batch"] == batch.pk and seen["next_again"]["post"] == seen["next"]["post"]
+    assert seen["next"]["batch"] == batch.pk and seen["next_again"]["item"] == seen["next"]["item"]
     assert seen["submit_status"] == 201 and seen["revise_status"] == 200 and seen["skip_status"] == 200
     assert seen["submit_next_status"] == 201 and seen["submit_next"]["next"]["progress"]["done"] == 2
     assert seen["next"]["progress"]["done"] == 0 and seen["after_skip"]["progress"]["done"] == 1
@@ -121,3 +121,60 @@ def test_an_annotator_sees_the_same_for_a_gold_item_and_a_real_post(world):
         assert gold.keys() == real.keys()
         for key in gold:
             assert gold[key] == real[key], key
+
+
+def test_item_ids_follow_serving_order_where_post_ids_would_betray_gold(make_annotators, make_batch, api_for):
+    """The API names a queue item by the annotator's claim, not the post: post ids are global, and a gold
+    post (uploaded, or from an older batch) lies outside the batch's id range, so its id would give it
+    away. Claims are numbered as they are made, so one annotator's items simply count up, gold or not."""
+    (alice,) = make_annotators(1)
+    batch = make_batch(n_posts=30, k=1, annotators=[alice])
+    upload_gold(12)
+    services.batch_quality_set(batch_id=batch.pk, gold_rate=0.4)
+    api = api_for(alice)
+    item = api.post(reverse("api:api-queue-next", args=[batch.pk])).json()
+    served = []
+    while item["item"] is not None and len(served) < 25:
+        served.append(item["item"])
+        item = api.post(reverse("api:api-queue-submit", args=[batch.pk]), {"item": item["item"], **SCORES},
+                        format="json").json()["next"]
+    claims = {a.pk: a for a in Assignment.objects.filter(pk__in=served).select_related("post")}
+    gold = [pk for pk in served if claims[pk].gold_batch_id is not None]
+    assert 0 < len(gold) < len(served)  # both kinds were served
+    batch_posts = set(batch.posts.values_list("pk", flat=True))
+    # What the post ids would have said: every gold item is outside the batch's id range.
+    assert all(not min(batch_posts) <= claims[pk].post_id <= max(batch_posts) for pk in gold)
+    # What the item ids say: nothing but the order they were served in.
+    assert served == list(range(served[0], served[0] + len(served)))
+    listed = {j["item"] for j in api.get(reverse("api:api-judgments")).json()}
+    assert listed == set(served)
+    assert not any("post" in key for j in api.get(reverse("api:api-judgments")).json() for key in j if key != "post_text")
+
+
+@pytest.mark.parametrize("second_role", ["adjudicator", "researcher"])
+def test_nobody_who_can_read_settled_labels_is_served_gold(second_role, make_annotators, make_batch, roles, api_for,
+                                                          monkeypatch):
+    """A gold post is a settled post: an adjudicator or researcher could look its label up (the
+    adjudication pages, a release), so a person who also holds one of those roles gets only real posts
+    and no gold in their progress, while a plain annotator of the same batch does get gold."""
+    plain, staff = make_annotators(2)
+    staff.groups.add(roles[second_role])
+    batch = make_batch(n_posts=8, k=2, annotators=[plain, staff])
+    upload_gold(4)
+    services.batch_quality_set(batch_id=batch.pk, gold_rate=0.5)
+    monkeypatch.setattr(services, "_keyed_draw", lambda message: 0.0)  # every claim would be gold
+
+    def serve(who) -> tuple[list[bool], dict]:
+        api, kinds = api_for(who), []
+        item = api.post(reverse("api:api-queue-next", args=[batch.pk])).json()
+        progress = item["progress"]
+        for _ in range(3):
+            kinds.append(Assignment.objects.get(pk=item["item"]).gold_batch_id is not None)
+            item = api.post(reverse("api:api-queue-submit", args=[batch.pk]), {"item": item["item"], **SCORES},
+                            format="json").json()["next"]
+        return kinds, progress
+
+    plain_kinds, plain_progress = serve(plain)
+    staff_kinds, staff_progress = serve(staff)
+    assert plain_kinds == [True, True, True] and plain_progress["total"] > 8
+    assert staff_kinds == [False, False, False] and staff_progress == {"done": 0, "skipped": 0, "total": 8}
