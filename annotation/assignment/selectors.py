@@ -14,9 +14,18 @@ from django.utils.translation import gettext as _
 
 from core.errors import NotFound
 
-from ..models import Assignment, AssignmentStatus, Batch, BatchProgress, BatchQuality, FinalLabel, Judgment, Post
-from ..quality.selectors import gold_progress
-from ..selectors import guideline_current
+from ..models import (
+    Assignment,
+    AssignmentStatus,
+    Batch,
+    BatchProgress,
+    BatchQuality,
+    FinalLabel,
+    Guideline,
+    Judgment,
+    Post,
+)
+from ..quality.selectors import gold_planned
 
 
 def batches_for_annotator(annotator) -> QuerySet[Batch]:
@@ -32,19 +41,27 @@ def progress_counted(*, batch_id: int, annotator_id: int) -> dict[str, int]:
 
 
 def batch_progress(*, annotator, batch: Batch) -> dict[str, int]:
-    """How far this annotator is through the batch: done / (done + what is still available).
-    Two indexed reads: the annotator's progress counters (BatchProgress, kept by the services; counted
-    once when the row is not there yet) and the number of posts in the batch."""
-    row = BatchProgress.objects.filter(batch=batch, annotator=annotator).values("submitted", "skipped").first()
-    counts = row or progress_counted(batch_id=batch.pk, annotator_id=annotator.pk)
-    done, skipped = counts["submitted"], counts["skipped"]
-    total_posts = batch.posts.count()
-    # Gold items move the bar like any post (issue 12: the queue must not tell them apart).
-    gold = gold_progress(annotator=annotator, batch=batch, real_total=total_posts - skipped)
-    done, skipped = done + gold["submitted"], skipped + gold["skipped"]
+    """How far this annotator is through the batch: done / (done + what is still available)."""
+    return _progress_and_guideline(annotator=annotator, batch=batch)[0]
+
+
+def _progress_and_guideline(*, annotator, batch: Batch) -> tuple[dict[str, int], int | None]:
+    """The annotator's progress in the batch and the version of the guideline in force, in one
+    statement of indexed reads: their progress counters (BatchProgress, kept by the services; counted
+    once when the row is not there yet), the batch's post count and gold rate, their gold items served
+    in it (issue 12: gold moves the bar like any post), and the guideline."""
+    with connection.cursor() as cursor:
+        cursor.execute(_PROGRESS_SQL, [batch.pk, batch.pk, True, annotator.pk, batch.pk, batch.pk, annotator.pk])
+        row = cursor.fetchone()
+    submitted, skipped, total_posts, rate, served, gold_submitted, gold_skipped, guideline_version = row
+    if submitted is None:
+        counted = progress_counted(batch_id=batch.pk, annotator_id=annotator.pk)
+        submitted, skipped = counted["submitted"], counted["skipped"]
+    planned = gold_planned(annotator=annotator, rate=rate or 0.0, real_total=total_posts - skipped, served=served)
+    done, skipped = submitted + (gold_submitted or 0), skipped + (gold_skipped or 0)
     # An annotator can do each post at most once; skipped posts leave their total.
-    total = max(total_posts + gold["planned"] - skipped, done)
-    return {"done": done, "skipped": skipped, "total": total, "posts": total_posts}
+    total = max(total_posts + planned - skipped, done)
+    return {"done": done, "skipped": skipped, "total": total, "posts": total_posts}, guideline_version
 
 
 def judgments_of(annotator) -> QuerySet[Judgment]:
@@ -71,6 +88,7 @@ def batch_for_annotator(annotator, batch_id: int) -> Batch:
 # is PostgreSQL's) and cost a round trip each. Table names come from the models.
 _A, _P, _B = Assignment._meta.db_table, Post._meta.db_table, Batch._meta.db_table
 _M, _Q = Batch.annotators.through._meta.db_table, BatchQuality._meta.db_table
+_BP, _G = BatchProgress._meta.db_table, Guideline._meta.db_table
 _ASSIGNED = AssignmentStatus.ASSIGNED.value
 _BATCH_FIELDS = ["id", "name", "annotators_per_post", "assignment_timeout_minutes", "locked_at", "created_at"]
 
@@ -89,6 +107,23 @@ SELECT b.id, b.name, b.annotators_per_post, b.assignment_timeout_minutes, b.lock
     ORDER BY a.assigned_at, a.id LIMIT 1)
 FROM {_B} b LEFT OUTER JOIN {_Q} q ON q.batch_id = b.id
 WHERE b.id = %s"""
+
+
+# The guideline in force (annotation/selectors.py guideline_current), as a scalar subquery.
+_GUIDELINE_SQL = f"(SELECT g.{{column}} FROM {_G} g WHERE g.is_active = %s ORDER BY g.version DESC LIMIT 1)"
+
+_PROGRESS_SQL = f"""
+SELECT bp.submitted, bp.skipped,
+  (SELECT COUNT(*) FROM {_P} p WHERE p.batch_id = %s),
+  (SELECT q.gold_rate FROM {_Q} q WHERE q.batch_id = %s),
+  COUNT(a.id),
+  SUM(CASE WHEN a.status = '{AssignmentStatus.SUBMITTED.value}' THEN 1 ELSE 0 END),
+  SUM(CASE WHEN a.status = '{AssignmentStatus.SKIPPED.value}' THEN 1 ELSE 0 END),
+  {_GUIDELINE_SQL.format(column="version")}
+FROM (SELECT 1 AS one) x
+  LEFT OUTER JOIN {_BP} bp ON bp.annotator_id = %s AND bp.batch_id = %s
+  LEFT OUTER JOIN {_A} a ON a.gold_batch_id = %s AND a.annotator_id = %s
+GROUP BY bp.submitted, bp.skipped"""
 
 
 @dataclass(frozen=True)
@@ -147,6 +182,49 @@ ORDER BY p.live_claims, p.id LIMIT 1{lock}"""
     return sql, [batch.pk, batch.annotators_per_post, *exclude, annotator.pk, True]
 
 
+_CLAIM_OF_SQL = f"""
+SELECT a.id, a.post_id, a.status, a.lapsed, a.gold_batch_id, a.assigned_at, a.completed_at, p.text, p.batch_id,
+  b.id, b.name, b.annotators_per_post, b.assignment_timeout_minutes, b.locked_at, b.created_at,
+  gb.id, gb.name, gb.annotators_per_post, gb.assignment_timeout_minutes, gb.locked_at, gb.created_at,
+  {_GUIDELINE_SQL.format(column="id")}, {_GUIDELINE_SQL.format(column="version")}
+FROM {_A} a INNER JOIN {_P} p ON p.id = a.post_id
+  LEFT OUTER JOIN {_B} b ON b.id = p.batch_id LEFT OUTER JOIN {_B} gb ON gb.id = a.gold_batch_id
+WHERE a.annotator_id = %s AND a.{{column}} = %s"""
+
+
+def _batch_from(values) -> Batch | None:
+    if values[0] is None:
+        return None
+    values = list(values)
+    values[4], values[5] = _datetime(values[4]), _datetime(values[5])
+    return Batch.from_db(connection.alias, _BATCH_FIELDS, values)
+
+
+def claim_of(annotator, *, post_id: int | None = None, claim_id: int | None = None
+             ) -> tuple[Assignment, Guideline | None] | None:
+    """The annotator's claim on a post, named by the post or by the claim's own id, with its post
+    (id, text, batch), batch and gold batch, and the guideline in force (id and version): one
+    statement, on every submit. None when the annotator holds no such claim."""
+    column, value = ("post_id", post_id) if claim_id is None else ("id", claim_id)
+    with connection.cursor() as cursor:
+        cursor.execute(_CLAIM_OF_SQL.format(column=column), [True, True, annotator.pk, value])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    pk, post_id, status, lapsed, gold_batch_id, assigned_at, completed_at, text, batch_id = row[:9]
+    batch, gold_batch = _batch_from(row[9:15]), _batch_from(row[15:21])
+    post = Post.from_db(connection.alias, ["id", "text", "batch_id"], [post_id, text, batch_id])
+    post.batch = batch
+    assignment = Assignment.from_db(
+        connection.alias, ["id", "post_id", "annotator_id", "status", "assigned_at", "completed_at", "gold_batch_id",
+                           "lapsed"],
+        [pk, post_id, annotator.pk, status, _datetime(assigned_at), _datetime(completed_at), gold_batch_id,
+         bool(lapsed)])
+    assignment.post, assignment.annotator, assignment.gold_batch = post, annotator, gold_batch
+    guideline = None if row[21] is None else Guideline.from_db(connection.alias, ["id", "version"], row[21:23])
+    return assignment, guideline
+
+
 def post_claims(post_id: int) -> list[tuple]:
     """Every claim on one post (a handful of rows, by index): (id, annotator_id, status, lapsed,
     gold_batch_id, assigned_at)."""
@@ -158,14 +236,14 @@ def post_claims(post_id: int) -> list[tuple]:
 
 def queue_item(*, annotator, batch: Batch, assignment: Assignment | None) -> dict:
     """What the annotator page shows next: the post (or none left), the batch state, progress."""
-    guideline = guideline_current()
+    progress, guideline_version = _progress_and_guideline(annotator=annotator, batch=batch)
     return {
         "item": assignment.pk if assignment else None,  # the claim, not the post (see serializers.item_field)
         "text": assignment.post.text if assignment else None,
         "batch": batch.id,
         "batch_locked": batch.is_locked,
-        "progress": batch_progress(annotator=annotator, batch=batch),
-        "guideline_version": guideline.version if guideline else None,
+        "progress": progress,
+        "guideline_version": guideline_version,
     }
 
 

@@ -59,7 +59,8 @@ class JudgmentOut(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
     def get_revisions(self, obj) -> int:
-        return obj.revisions.count()
+        known = getattr(obj, "revision_count", None)  # a judgment just created has none
+        return obj.revisions.count() if known is None else known
 
 
 class ProgressOut(serializers.Serializer):

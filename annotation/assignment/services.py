@@ -13,11 +13,11 @@ from django.utils.translation import gettext as _
 
 from core.errors import Conflict, DomainError, NotFound
 
-from ..models import Assignment, AssignmentStatus, Batch, BatchProgress, Judgment, JudgmentRevision, Post
+from ..models import Assignment, AssignmentStatus, Batch, BatchProgress, Guideline, Judgment, JudgmentRevision, Post
 from ..quality.services import GoldPlan, gold_plan
 from ..scores import scores_validate
 from ..selectors import guideline_current
-from .selectors import claim_candidates_sql, claim_context, post_claims, progress_counted
+from .selectors import claim_candidates_sql, claim_context, claim_of, post_claims, progress_counted
 
 __all__ = ["Conflict", "DomainError", "NotFound", "PostTaken", "assignment_next", "assignment_skip", "batch_lock",
            "claims_recount", "claims_release_expired", "judgment_revise", "judgment_submit",
@@ -122,9 +122,12 @@ def _progress_add(assignment: Assignment, *, submitted: int = 0, skipped: int = 
     batch_id = assignment.post.batch_id
     if batch_id is None or assignment.gold_batch_id is not None:
         return
+    with connection.cursor() as cursor:  # plain SQL: on every submit and skip
+        cursor.execute(f"UPDATE {BatchProgress._meta.db_table} SET submitted = submitted + %s, skipped = skipped + %s "
+                       f"WHERE batch_id = %s AND annotator_id = %s", [submitted, skipped, batch_id, assignment.annotator_id])
+        if cursor.rowcount:
+            return
     row = BatchProgress.objects.filter(batch_id=batch_id, annotator_id=assignment.annotator_id)
-    if row.update(submitted=F("submitted") + submitted, skipped=F("skipped") + skipped):
-        return
     try:
         with transaction.atomic():
             BatchProgress.objects.create(batch_id=batch_id, annotator_id=assignment.annotator_id,
@@ -133,17 +136,18 @@ def _progress_add(assignment: Assignment, *, submitted: int = 0, skipped: int = 
         row.update(submitted=F("submitted") + submitted, skipped=F("skipped") + skipped)
 
 
-def _claims_are_soft_state() -> bool:
+def _claims_are_soft_state(durable: bool) -> bool:
     """A transaction that only claims (or releases) posts may commit without waiting for the disk
     (PostgreSQL synchronous_commit off, for this transaction only): a claim lost in a database
     crash frees its slot again, which is what expiry does anyway, and nothing acknowledged to an
-    annotator is lost. Saves the WAL flush (~4 ms here) on every "next". Never when an outer
-    transaction holds a judgment (the one-request step): that commit stays durable."""
+    annotator is lost. Saves the WAL flush (~4 ms here) on every "next". Never when the transaction
+    holds a judgment (`durable`: the one-request step) or belongs to a caller's outer transaction:
+    that commit stays durable."""
     connection = transaction.get_connection()
-    return connection.vendor == "postgresql" and len(connection.atomic_blocks) == 1
+    return not durable and connection.vendor == "postgresql" and len(connection.atomic_blocks) == 1
 
 
-def _claim_write(*, post_id: int, annotator, now, counter_post_id: int, counter: int,
+def _claim_write(*, post_id: int, annotator, now, counter_post_id: int, counter: int, durable: bool,
                  gold_batch_id: int | None = None) -> Assignment:
     """Write a new claim on `post_id` and set `counter_post_id`'s live-claim counter: the writes
     every claim runs, real or gold (a gold claim leaves the real post's counter as it was), so the
@@ -157,7 +161,7 @@ def _claim_write(*, post_id: int, annotator, now, counter_post_id: int, counter:
     update = f"UPDATE {Post._meta.db_table} SET live_claims = %s WHERE id = %s"
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            commit_mode = "set_config('synchronous_commit', 'off', true)" if _claims_are_soft_state() else "NULL"
+            commit_mode = "set_config('synchronous_commit', 'off', true)" if _claims_are_soft_state(durable) else "NULL"
             cursor.execute(f"WITH claim AS ({insert}) {update} RETURNING (SELECT id FROM claim), {commit_mode}",
                            [*values, counter, counter_post_id])
             pk = cursor.fetchone()[0]
@@ -178,7 +182,13 @@ def _counter_write(post_id: int, live_claims: int) -> None:
 
 @transaction.atomic
 def assignment_next(*, annotator, batch_id: int) -> Assignment | None:
-    """The annotator's open item in the batch, or a newly claimed one.
+    """The annotator's open item in the batch, or a newly claimed one (see _assignment_next)."""
+    return _assignment_next(annotator=annotator, batch_id=batch_id, durable=False)
+
+
+def _assignment_next(*, annotator, batch_id: int, durable: bool) -> Assignment | None:
+    """The annotator's open item in the batch, or a newly claimed one. In the caller's transaction
+    (`durable`: it also holds a judgment, so it commits durably).
 
     A post takes k annotators; live claims (not expired) and submitted ones count toward k.
     Posts with the fewest claims go first, so coverage stays even: an index range scan over
@@ -248,13 +258,13 @@ def assignment_next(*, annotator, batch_id: int) -> Assignment | None:
             # A gold item in place of this post, which stays unclaimed: the same writes, with the
             # post's counter left as it is (a gold claim takes no slot).
             served = _claim_write(post_id=gold.post.pk, annotator=annotator, now=now, gold_batch_id=batch.pk,
-                                  counter_post_id=post_id, counter=post.live_claims)
+                                  counter_post_id=post_id, counter=post.live_claims, durable=durable)
             served.post, served.gold_batch = gold.post, batch
             return served
         post.live_claims += 1
         if assignment is None:
             assignment = _claim_write(post_id=post_id, annotator=annotator, now=now, counter_post_id=post_id,
-                                      counter=post.live_claims)
+                                      counter=post.live_claims, durable=durable)
         else:  # the annotator's own lapsed claim, resumed
             assignment.assigned_at, assignment.lapsed = now, False
             assignment.save(update_fields=["assigned_at", "lapsed"])
@@ -295,19 +305,21 @@ def _ensure_room_for_late_submission(assignment: Assignment) -> Post | None:
     return post
 
 
-def _assignment_for(annotator, post_id: int | None = None, claim_id: int | None = None) -> Assignment:
-    """The annotator's claim, named by its post (in-process callers) or by its own id (the API's
-    opaque item id, which says nothing about the post: issue 12)."""
+def _assignment_for(annotator, post_id: int | None = None, claim_id: int | None = None
+                    ) -> tuple[Assignment, Guideline | None]:
+    """The annotator's claim (with its post and batches) and the guideline in force. The claim is
+    named by its post (in-process callers) or by its own id (the API's opaque item id, which says
+    nothing about the post: issue 12). NotFound unless it is theirs; refused once its batch is locked."""
     if (post_id is None) == (claim_id is None):
         raise TypeError("name the claim by exactly one of post_id and claim_id")
-    mine = Assignment.objects.select_related("post__batch", "gold_batch").filter(annotator=annotator)
-    assignment = (mine.filter(post_id=post_id) if claim_id is None else mine.filter(pk=claim_id)).first()
-    if assignment is None:
+    found = claim_of(annotator, post_id=post_id, claim_id=claim_id)
+    if found is None:
         raise NotFound(_("This post is not in your queue."))
+    assignment = found[0]
     batch = assignment.gold_batch or assignment.post.batch  # a gold item belongs to the batch it was served in
     if batch and batch.is_locked:
         raise DomainError(_("This batch is locked; judgments can no longer change."))
-    return assignment
+    return found
 
 
 def _record_revision(judgment: Judgment, changed_by, old: dict, new: dict) -> None:
@@ -326,19 +338,47 @@ def judgment_submit(*, annotator, post_id: int | None = None, claim_id: int | No
     """Create the annotator's judgment for a post (named by the post or by the annotator's claim on
     it). Submitting again (a retry, or a change of mind before the batch locks) updates it and keeps
     the old values as a revision."""
+    return _judgment_submit(annotator=annotator, post_id=post_id, claim_id=claim_id, scores=scores,
+                            seconds_spent=seconds_spent, note=note, flagged=flagged)
+
+
+def _judgment_insert(*, assignment: Assignment, annotator, clean: dict[str, int], seconds_spent: float, note: str,
+                     flagged: bool, guideline: Guideline | None) -> Judgment | None:
+    """The judgment as a new row, or None when the annotator already has one for the post (one
+    statement, no savepoint: INSERT ... ON CONFLICT DO NOTHING, which SQLite and PostgreSQL share)."""
+    now = timezone.now()
+    columns = ["post_id", "annotator_id", *clean, "seconds_spent", "note", "flagged", "guideline_id", "gold",
+               "created_at", "updated_at"]
+    stamp = connection.ops.adapt_datetimefield_value(now)
+    values = [assignment.post_id, annotator.pk, *clean.values(), seconds_spent, note, flagged,
+              guideline.pk if guideline else None, assignment.gold_batch_id is not None, stamp, stamp]
+    with connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO {Judgment._meta.db_table} ({', '.join(columns)}) "
+                       f"VALUES ({', '.join(['%s'] * len(values))}) "
+                       f"ON CONFLICT (post_id, annotator_id) DO NOTHING RETURNING id", values)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    judgment = Judgment(id=row[0], post_id=assignment.post_id, annotator=annotator, seconds_spent=seconds_spent,
+                        note=note, flagged=flagged, guideline=guideline, gold=assignment.gold_batch_id is not None,
+                        created_at=now, updated_at=now, **clean)
+    judgment._state.adding, judgment._state.db = False, connection.alias
+    judgment.revision_count = 0
+    return judgment
+
+
+def _judgment_submit(*, annotator, post_id: int | None, claim_id: int | None, scores: dict[str, int],
+                     seconds_spent: float, note: str, flagged: bool) -> Judgment:
+    """judgment_submit in the caller's transaction."""
     clean = scores_validate(scores)
-    assignment = _assignment_for(annotator, post_id, claim_id)
-    post_id = assignment.post_id
     if seconds_spent < 0 or seconds_spent > 86400:
         raise DomainError(_("seconds_spent must be between 0 and 86400."))
+    assignment, guideline = _assignment_for(annotator, post_id, claim_id)
+    post_id = assignment.post_id
     post = _ensure_room_for_late_submission(assignment)
-    guideline = guideline_current()
-    try:
-        with transaction.atomic():
-            judgment = Judgment.objects.create(post_id=post_id, annotator=annotator, seconds_spent=seconds_spent,
-                                               note=note, flagged=flagged, guideline=guideline,
-                                               gold=assignment.gold_batch_id is not None, **clean)
-    except IntegrityError:
+    judgment = _judgment_insert(assignment=assignment, annotator=annotator, clean=clean, seconds_spent=seconds_spent,
+                                note=note, flagged=flagged, guideline=guideline)
+    if judgment is None:  # a retry, or a change of mind: the same judgment, revised
         judgment = Judgment.objects.select_for_update().get(post_id=post_id, annotator=annotator)
         old = _judgment_state(judgment)
         for dim, value in clean.items():
@@ -352,7 +392,11 @@ def judgment_submit(*, annotator, post_id: int | None = None, claim_id: int | No
         was_skipped, held = assignment.status == AssignmentStatus.SKIPPED, assignment.holds_slot
         assignment.status, assignment.lapsed = AssignmentStatus.SUBMITTED, False
         assignment.completed_at = timezone.now()
-        assignment.save(update_fields=["status", "lapsed", "completed_at"])
+        with connection.cursor() as cursor:
+            cursor.execute(f"UPDATE {Assignment._meta.db_table} SET status = %s, lapsed = %s, completed_at = %s "
+                           f"WHERE id = %s", [AssignmentStatus.SUBMITTED.value, False,
+                                              connection.ops.adapt_datetimefield_value(assignment.completed_at),
+                                              assignment.pk])
         if post is not None and not held and assignment.holds_slot:
             _recount_claims(post)  # a late submission takes a slot again
         _progress_add(assignment, submitted=1, skipped=-1 if was_skipped else 0)
@@ -367,10 +411,11 @@ def judgment_submit_and_next(*, annotator, batch_id: int, post_id: int | None = 
     """One scoring step in one request and one transaction: submit the judgment (for `post_id` or
     the claim `claim_id`), then
     claim the annotator's next post of the batch (None when nothing is left). A refused late
-    submission (PostTaken) writes nothing and claims nothing."""
-    judgment = judgment_submit(annotator=annotator, post_id=post_id, claim_id=claim_id, scores=scores,
-                               seconds_spent=seconds_spent, note=note, flagged=flagged)
-    return judgment, assignment_next(annotator=annotator, batch_id=batch_id)
+    submission (PostTaken) writes nothing and claims nothing. No savepoints: one transaction, which
+    commits durably (it holds a judgment)."""
+    judgment = _judgment_submit(annotator=annotator, post_id=post_id, claim_id=claim_id, scores=scores,
+                                seconds_spent=seconds_spent, note=note, flagged=flagged)
+    return judgment, _assignment_next(annotator=annotator, batch_id=batch_id, durable=True)
 
 
 @transaction.atomic
@@ -379,7 +424,7 @@ def judgment_revise(*, annotator, judgment_id: int, scores: dict[str, int] | Non
     judgment = Judgment.objects.select_for_update().filter(pk=judgment_id, annotator=annotator).first()
     if judgment is None:
         raise NotFound(_("No such judgment of yours."))
-    judgment.item = _assignment_for(annotator, judgment.post_id).pk
+    judgment.item = _assignment_for(annotator, judgment.post_id)[0].pk
     old = _judgment_state(judgment)
     if scores:
         merged = {**judgment.scores(), **scores}
@@ -400,7 +445,7 @@ def judgment_revise(*, annotator, judgment_id: int, scores: dict[str, int] | Non
 def assignment_skip(*, annotator, post_id: int | None = None, claim_id: int | None = None) -> Assignment:
     """Skipping gives the slot back to the pool and never shows the post to this annotator again.
     The post is named by its id or by the annotator's claim on it."""
-    assignment = _assignment_for(annotator, post_id, claim_id)
+    assignment = _assignment_for(annotator, post_id, claim_id)[0]
     post = _lock_post(assignment.post_id)
     assignment.refresh_from_db(fields=["status", "lapsed"])
     if assignment.status == AssignmentStatus.SUBMITTED:

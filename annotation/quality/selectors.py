@@ -84,21 +84,15 @@ def reads_settled_labels(user) -> bool:
     return user_has_role(user, Role.ADJUDICATOR) or user_has_role(user, Role.RESEARCHER)
 
 
-def gold_progress(*, annotator, batch: Batch, real_total: int) -> dict[str, int]:
-    """What gold items add to an annotator's progress in a batch, so the bar moves on a gold item
-    exactly as on a real one: the gold items they submitted and skipped, and the number planned for
-    them - `real_total` posts at the batch's gold rate (the share of their items that are gold),
-    at most the active gold items - which the total includes from the start."""
-    mine = Q(gold_assignments__annotator=annotator)
-    counts = Batch.objects.filter(pk=batch.pk).values("pk").annotate(  # one query: the rate and the counts
-        rate=Max("quality__gold_rate"), served=Count("gold_assignments", filter=mine),
-        submitted=Count("gold_assignments", filter=mine & Q(gold_assignments__status=AssignmentStatus.SUBMITTED)),
-        skipped=Count("gold_assignments", filter=mine & Q(gold_assignments__status=AssignmentStatus.SKIPPED))).get()
-    rate = counts["rate"] or 0.0
+def gold_planned(*, annotator, rate: float, real_total: int, served: int) -> int:
+    """How many gold items the annotator's progress bar counts in a batch from the start, so the bar
+    moves on a gold item exactly as on a real one: `real_total` posts at the batch's gold rate (the
+    share of their items that are gold), at most the active gold items, and at least the `served`
+    ones. Reads the database only for a batch with gold."""
     planned = 0
     if rate > 0 and not reads_settled_labels(annotator):
         planned = min(round(real_total * rate / (1 - rate)), GoldItem.objects.filter(active=True).count())
-    return {"submitted": counts["submitted"], "skipped": counts["skipped"], "planned": max(planned, counts["served"])}
+    return max(planned, served)
 
 
 def qualification_items(quality: BatchQuality) -> QuerySet[GoldItem]:
