@@ -225,6 +225,31 @@ def claim_of(annotator, *, post_id: int | None = None, claim_id: int | None = No
     return assignment, guideline
 
 
+_OPEN_CLAIM_SQL = f"""
+SELECT a.id, a.post_id, a.assigned_at, p.text, p.live_claims FROM {_A} a INNER JOIN {_P} p ON p.id = a.post_id
+WHERE a.annotator_id = %s AND p.batch_id = %s AND a.status = '{_ASSIGNED}' AND a.lapsed = %s
+  AND a.gold_batch_id IS NULL AND a.assigned_at >= %s
+ORDER BY a.assigned_at, a.id LIMIT 1"""
+
+
+def open_claim(*, annotator, batch: Batch, since) -> Assignment | None:
+    """The annotator's oldest open (unexpired: made at or after `since`) real claim in the batch,
+    with its post, or None."""
+    with connection.cursor() as cursor:
+        cursor.execute(_OPEN_CLAIM_SQL, [annotator.pk, batch.pk, False, connection.ops.adapt_datetimefield_value(since)])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    pk, post_id, assigned_at, text, live_claims = row
+    post = Post.from_db(connection.alias, ["id", "text", "batch_id", "live_claims"], [post_id, text, batch.pk, live_claims])
+    post.batch = batch
+    assignment = Assignment.from_db(
+        connection.alias, ["id", "post_id", "annotator_id", "status", "assigned_at", "gold_batch_id", "lapsed"],
+        [pk, post_id, annotator.pk, _ASSIGNED, _datetime(assigned_at), None, False])
+    assignment.post, assignment.annotator = post, annotator
+    return assignment
+
+
 def post_claims(post_id: int) -> list[tuple]:
     """Every claim on one post (a handful of rows, by index): (id, annotator_id, status, lapsed,
     gold_batch_id, assigned_at)."""

@@ -17,7 +17,7 @@ from ..models import Assignment, AssignmentStatus, Batch, BatchProgress, Guideli
 from ..quality.services import GoldPlan, gold_plan
 from ..scores import scores_validate
 from ..selectors import guideline_current
-from .selectors import claim_candidates_sql, claim_context, claim_of, post_claims, progress_counted
+from .selectors import claim_candidates_sql, claim_context, claim_of, open_claim, post_claims, progress_counted
 
 __all__ = ["Conflict", "DomainError", "NotFound", "PostTaken", "assignment_next", "assignment_skip", "batch_lock",
            "claims_recount", "claims_release_expired", "judgment_revise", "judgment_submit",
@@ -210,12 +210,8 @@ def _assignment_next(*, annotator, batch_id: int, durable: bool) -> Assignment |
     now = timezone.now()
     cutoff = now - timedelta(minutes=batch.assignment_timeout_minutes)
     if context.newest_open_at is not None and context.newest_open_at >= cutoff:
-        open_item = (Assignment.objects.select_related("post")
-                     .filter(annotator=annotator, post__batch=batch, status=AssignmentStatus.ASSIGNED, lapsed=False,
-                             gold_batch__isnull=True, assigned_at__gte=cutoff)
-                     .order_by("assigned_at", "id").first())
+        open_item = open_claim(annotator=annotator, batch=batch, since=cutoff)
         if open_item is not None:  # (None only if it lapsed since the context was read)
-            open_item.post.batch = batch
             return open_item
     if context.oldest_open_at is not None and context.oldest_open_at < cutoff:
         claims_release_expired(batch=batch, now=now)
