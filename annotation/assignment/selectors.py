@@ -50,7 +50,7 @@ def _progress_and_guideline(*, annotator, batch: Batch) -> tuple[dict[str, int],
     statement of indexed reads: their progress counters (BatchProgress, kept by the services; counted
     once when the row is not there yet), the batch's post count and gold rate, their gold items served
     in it (issue 12: gold moves the bar like any post), and the guideline."""
-    with connection.cursor() as cursor:
+    with claim_cursor() as cursor:
         cursor.execute(_PROGRESS_SQL, [batch.pk, batch.pk, True, annotator.pk, batch.pk, batch.pk, annotator.pk])
         row = cursor.fetchone()
     submitted, skipped, total_posts, rate, served, gold_submitted, gold_skipped, guideline_version = row
@@ -80,6 +80,32 @@ def batch_for_annotator(annotator, batch_id: int) -> Batch:
     if batch is None or not (batch.mine or batch.open_to_all):
         raise NotFound(_("No such batch in your queue."))
     return batch
+
+
+def claim_cursor():
+    """The cursor the claim path's statements run on. On PostgreSQL each statement is prepared once
+    per connection (server-side binding) and then only executed: the server plans the context read,
+    a dozen joins and subqueries, in about the time it takes to run it, on every call otherwise.
+    Elsewhere (SQLite), and wherever queries are being captured (DEBUG, tests that read the
+    statements), Django's own cursor, so the log holds each statement's text."""
+    if connection.vendor != "postgresql" or connection.queries_logged:
+        return connection.cursor()
+    from django.db.backends.postgresql.base import TIMESTAMPTZ_OID
+    from django.db.backends.postgresql.psycopg_any import register_tzloader
+    from psycopg import Cursor
+    from psycopg.pq import Format
+
+    class Prepared(Cursor):
+        def execute(self, query, params=None, *, prepare=None, binary=None):
+            return super().execute(query, params, prepare=True, binary=binary)
+
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    with connection.wrap_database_errors:
+        cursor = Prepared(connection.connection)
+        if connection.timezone != connection.connection.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT).timezone:
+            register_tzloader(connection.timezone, cursor)  # as Django's own cursors do
+        return connection._prepare_cursor(cursor)
 
 
 # --- The claim path's reads, as SQL -----------------------------------------------------------------
@@ -153,7 +179,7 @@ def _datetime(value) -> datetime | None:
 def claim_context(*, annotator, batch_id: int) -> ClaimContext:
     """The batch (NotFound unless it is in the annotator's queue), its quality settings, the
     annotator's open claims in it and whether any claim in it may have expired: one statement."""
-    with connection.cursor() as cursor:
+    with claim_cursor() as cursor:
         cursor.execute(_CLAIM_CONTEXT_SQL, [annotator.pk, annotator.pk, False, False, annotator.pk, batch_id])
         row = cursor.fetchone()
     if row is None or not (row[6] or not row[7]):
@@ -206,7 +232,7 @@ def claim_of(annotator, *, post_id: int | None = None, claim_id: int | None = No
     (id, text, batch), batch and gold batch, and the guideline in force (id and version): one
     statement, on every submit. None when the annotator holds no such claim."""
     column, value = ("post_id", post_id) if claim_id is None else ("id", claim_id)
-    with connection.cursor() as cursor:
+    with claim_cursor() as cursor:
         cursor.execute(_CLAIM_OF_SQL.format(column=column), [True, True, annotator.pk, value])
         row = cursor.fetchone()
     if row is None:
@@ -235,7 +261,7 @@ ORDER BY a.assigned_at, a.id LIMIT 1"""
 def open_claim(*, annotator, batch: Batch, since) -> Assignment | None:
     """The annotator's oldest open (unexpired: made at or after `since`) real claim in the batch,
     with its post, or None."""
-    with connection.cursor() as cursor:
+    with claim_cursor() as cursor:
         cursor.execute(_OPEN_CLAIM_SQL, [annotator.pk, batch.pk, False, connection.ops.adapt_datetimefield_value(since)])
         row = cursor.fetchone()
     if row is None:
@@ -253,7 +279,7 @@ def open_claim(*, annotator, batch: Batch, since) -> Assignment | None:
 def post_claims(post_id: int) -> list[tuple]:
     """Every claim on one post (a handful of rows, by index): (id, annotator_id, status, lapsed,
     gold_batch_id, assigned_at)."""
-    with connection.cursor() as cursor:
+    with claim_cursor() as cursor:
         cursor.execute(f"SELECT a.id, a.annotator_id, a.status, a.lapsed, a.gold_batch_id, a.assigned_at "
                        f"FROM {_A} a WHERE a.post_id = %s", [post_id])
         return [(pk, who, status, bool(lapsed), gold, _datetime(at)) for pk, who, status, lapsed, gold, at in cursor]

@@ -17,7 +17,7 @@ from ..models import Assignment, AssignmentStatus, Batch, BatchProgress, Guideli
 from ..quality.services import GoldPlan, gold_plan
 from ..scores import scores_validate
 from ..selectors import guideline_current
-from .selectors import claim_candidates_sql, claim_context, claim_of, open_claim, post_claims, progress_counted
+from .selectors import claim_candidates_sql, claim_context, claim_cursor, claim_of, open_claim, post_claims, progress_counted
 
 __all__ = ["Conflict", "DomainError", "NotFound", "PostTaken", "assignment_next", "assignment_skip", "batch_lock",
            "claims_recount", "claims_release_expired", "judgment_revise", "judgment_submit",
@@ -45,7 +45,7 @@ def _lock_post(post_id: int, *, skip_locked: bool = False) -> Post | None:
     NO KEY UPDATE: it does not block concurrent judgment inserts (their FK check takes KEY SHARE)."""
     lock = (" FOR NO KEY UPDATE SKIP LOCKED" if skip_locked else " FOR NO KEY UPDATE") \
         if connection.vendor == "postgresql" else ""
-    with connection.cursor() as cursor:  # plain SQL: on every submit and skip (the ORM costs ~1 ms to build it)
+    with claim_cursor() as cursor:  # plain SQL: on every submit and skip (the ORM costs ~1 ms to build it)
         cursor.execute(f"SELECT id, live_claims FROM {Post._meta.db_table} WHERE id = %s{lock}", [post_id])
         row = cursor.fetchone()
     return None if row is None else Post.from_db(connection.alias, ["id", "live_claims"], row)
@@ -122,7 +122,7 @@ def _progress_add(assignment: Assignment, *, submitted: int = 0, skipped: int = 
     batch_id = assignment.post.batch_id
     if batch_id is None or assignment.gold_batch_id is not None:
         return
-    with connection.cursor() as cursor:  # plain SQL: on every submit and skip
+    with claim_cursor() as cursor:  # plain SQL: on every submit and skip
         cursor.execute(f"UPDATE {BatchProgress._meta.db_table} SET submitted = submitted + %s, skipped = skipped + %s "
                        f"WHERE batch_id = %s AND annotator_id = %s", [submitted, skipped, batch_id, assignment.annotator_id])
         if cursor.rowcount:
@@ -159,7 +159,7 @@ def _claim_write(*, post_id: int, annotator, now, counter_post_id: int, counter:
     insert = (f"INSERT INTO {Assignment._meta.db_table} (post_id, annotator_id, status, assigned_at, gold_batch_id, "
               f"lapsed) VALUES (%s, %s, %s, %s, %s, %s) RETURNING id")
     update = f"UPDATE {Post._meta.db_table} SET live_claims = %s WHERE id = %s"
-    with connection.cursor() as cursor:
+    with claim_cursor() as cursor:
         if connection.vendor == "postgresql":
             commit_mode = "set_config('synchronous_commit', 'off', true)" if _claims_are_soft_state(durable) else "NULL"
             cursor.execute(f"WITH claim AS ({insert}) {update} RETURNING (SELECT id FROM claim), {commit_mode}",
@@ -176,7 +176,7 @@ def _claim_write(*, post_id: int, annotator, now, counter_post_id: int, counter:
 
 
 def _counter_write(post_id: int, live_claims: int) -> None:
-    with connection.cursor() as cursor:
+    with claim_cursor() as cursor:
         cursor.execute(f"UPDATE {Post._meta.db_table} SET live_claims = %s WHERE id = %s", [live_claims, post_id])
 
 
@@ -219,7 +219,7 @@ def _assignment_next(*, annotator, batch_id: int, durable: bool) -> Assignment |
     tried: list[int] = []
     while len(tried) < CANDIDATES:
         sql, params = claim_candidates_sql(annotator=annotator, batch=batch, exclude=tuple(tried))
-        with connection.cursor() as cursor:
+        with claim_cursor() as cursor:
             cursor.execute(sql, params)
             row = cursor.fetchone()
         if row is None:
@@ -348,7 +348,7 @@ def _judgment_insert(*, assignment: Assignment, annotator, clean: dict[str, int]
     stamp = connection.ops.adapt_datetimefield_value(now)
     values = [assignment.post_id, annotator.pk, *clean.values(), seconds_spent, note, flagged,
               guideline.pk if guideline else None, assignment.gold_batch_id is not None, stamp, stamp]
-    with connection.cursor() as cursor:
+    with claim_cursor() as cursor:
         cursor.execute(f"INSERT INTO {Judgment._meta.db_table} ({', '.join(columns)}) "
                        f"VALUES ({', '.join(['%s'] * len(values))}) "
                        f"ON CONFLICT (post_id, annotator_id) DO NOTHING RETURNING id", values)
@@ -388,7 +388,7 @@ def _judgment_submit(*, annotator, post_id: int | None, claim_id: int | None, sc
         was_skipped, held = assignment.status == AssignmentStatus.SKIPPED, assignment.holds_slot
         assignment.status, assignment.lapsed = AssignmentStatus.SUBMITTED, False
         assignment.completed_at = timezone.now()
-        with connection.cursor() as cursor:
+        with claim_cursor() as cursor:
             cursor.execute(f"UPDATE {Assignment._meta.db_table} SET status = %s, lapsed = %s, completed_at = %s "
                            f"WHERE id = %s", [AssignmentStatus.SUBMITTED.value, False,
                                               connection.ops.adapt_datetimefield_value(assignment.completed_at),

@@ -67,6 +67,11 @@ DATABASES = {
         conn_health_checks=True,  # a connection broken by a database restart is replaced, not reused
     )
 }
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # Django's cursors bind parameters client-side and never prepare. The claim path's cursor
+    # (annotation/assignment/selectors.py, claim_cursor) asks for its statements to be prepared,
+    # which psycopg does only on a connection with a threshold; none of Django's reaches it.
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 1_000_000
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # Concurrent writers wait instead of failing with "database is locked"; write-ahead logging lets
     # pages read while the embedded worker writes a job's progress.

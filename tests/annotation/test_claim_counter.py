@@ -147,6 +147,41 @@ def test_picking_the_next_post_is_an_index_range_scan(require_postgres, make_ann
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.postgres
+def test_the_claim_path_runs_prepared_statements_whose_generic_plan_still_walks_the_index(
+        require_postgres, make_annotators, make_batch):
+    """claim_cursor prepares the claim path's statements once per connection. Once PostgreSQL
+    switches a prepared statement to its generic plan (no parameter values known), the pick-and-lock
+    must still be a walk of the (batch, live_claims, id) index, not a sort of the batch."""
+    (a,) = make_annotators(1)
+    batch = make_batch(n_posts=50, k=3, annotators=[a])
+    first = services.assignment_next(annotator=a, batch_id=batch.id)
+    services.judgment_submit_and_next(annotator=a, batch_id=batch.id, post_id=first.post_id, scores=SCORES)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    sql, _params = selectors.claim_candidates_sql(annotator=a, batch=batch)
+    assert any("ORDER BY p.live_claims, p.id" in text for text in prepared), prepared
+    assert any(text.lstrip().startswith("INSERT INTO annotation_judgment") for text in prepared), prepared
+    with connection.cursor() as cursor:
+        cursor.execute("SET plan_cache_mode = force_generic_plan")
+        cursor.execute("SET enable_seqscan = off")
+        cursor.execute("SET enable_bitmapscan = off")
+        numbered = sql
+        for n in range(1, sql.count("%s") + 1):
+            numbered = numbered.replace("%s", f"${n}", 1)
+        cursor.execute(f"PREPARE pick_generic AS {numbered}")
+        cursor.execute("EXPLAIN EXECUTE pick_generic(%s, %s, %s, %s)" % (batch.pk, batch.annotators_per_post, a.pk,
+                                                                          "true"))
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+        cursor.execute("DEALLOCATE pick_generic")
+        cursor.execute("RESET plan_cache_mode")
+        cursor.execute("RESET enable_seqscan")
+        cursor.execute("RESET enable_bitmapscan")
+    assert "$1" in plan and "post_next_claim" in plan and "Sort" not in plan, plan
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.postgres
 def test_expiry_and_claims_at_the_same_time_lose_and_double_count_nothing(require_postgres, make_annotators,
                                                                          make_batch):
     """Annotators claim, submit, skip and abandon claims while claims expire (their clock runs out
