@@ -82,27 +82,34 @@ def batch_for_annotator(annotator, batch_id: int) -> Batch:
     return batch
 
 
+_Prepared = None  # psycopg's server-side binding cursor, asking to prepare every statement (made once)
+
+
 def claim_cursor():
     """The cursor the claim path's statements run on. On PostgreSQL each statement is prepared once
     per connection (server-side binding) and then only executed: the server plans the context read,
     a dozen joins and subqueries, in about the time it takes to run it, on every call otherwise.
     Elsewhere (SQLite), and wherever queries are being captured (DEBUG, tests that read the
     statements), Django's own cursor, so the log holds each statement's text."""
+    global _Prepared
     if connection.vendor != "postgresql" or connection.queries_logged:
         return connection.cursor()
     from django.db.backends.postgresql.base import TIMESTAMPTZ_OID
     from django.db.backends.postgresql.psycopg_any import register_tzloader
-    from psycopg import Cursor
     from psycopg.pq import Format
 
-    class Prepared(Cursor):
-        def execute(self, query, params=None, *, prepare=None, binary=None):
-            return super().execute(query, params, prepare=True, binary=binary)
+    if _Prepared is None:
+        from psycopg import Cursor
 
+        class Prepared(Cursor):
+            def execute(self, query, params=None, *, prepare=None, binary=None):
+                return super().execute(query, params, prepare=True, binary=binary)
+
+        _Prepared = Prepared
     connection.close_if_health_check_failed()
     connection.ensure_connection()
     with connection.wrap_database_errors:
-        cursor = Prepared(connection.connection)
+        cursor = _Prepared(connection.connection)
         if connection.timezone != connection.connection.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT).timezone:
             register_tzloader(connection.timezone, cursor)  # as Django's own cursors do
         return connection._prepare_cursor(cursor)
