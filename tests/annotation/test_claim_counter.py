@@ -304,3 +304,53 @@ def test_only_a_claim_only_transaction_commits_asynchronously(require_postgres, 
         cursor.execute("SHOW synchronous_commit")
         assert cursor.fetchone()[0] == "on"
     assert stored() == recount()
+
+
+@pytest.mark.django_db
+def test_next_resumes_the_annotators_own_lapsed_claim_while_the_post_has_room(make_annotators, make_batch):
+    """An annotator who left a claim past its timeout, released meanwhile, gets the same claim back
+    from "next" (same item, fresh clock, slot taken again) while the post has room, and a new post
+    once others have filled it."""
+    a, b = make_annotators(2)
+    batch = make_batch(n_posts=2, k=1, annotators=[a, b])
+    mine = services.assignment_next(annotator=a, batch_id=batch.id)
+    age([mine.pk])
+    assert services.claims_release_expired(batch=batch) == 1
+    assert Assignment.objects.get(pk=mine.pk).lapsed and stored()[mine.post_id] == 0
+    resumed = services.assignment_next(annotator=a, batch_id=batch.id)
+    again = Assignment.objects.get(pk=mine.pk)
+    assert resumed.pk == mine.pk and resumed.post_id == mine.post_id
+    assert not again.lapsed and again.assigned_at > timezone.now() - timedelta(minutes=1)
+    assert stored()[mine.post_id] == 1 and stored() == recount()
+    # Lapsed again, and this time b takes the post's only slot first: a is given the other post.
+    age([mine.pk])
+    services.claims_release_expired(batch=batch)
+    taken = services.assignment_next(annotator=b, batch_id=batch.id)
+    assert taken.post_id == mine.post_id  # fewest claims first, lowest id
+    services.judgment_submit(annotator=b, post_id=taken.post_id, scores=SCORES)
+    moved_on = services.assignment_next(annotator=a, batch_id=batch.id)
+    assert moved_on.post_id != mine.post_id and Assignment.objects.get(pk=mine.pk).lapsed
+    assert stored() == recount() and max(stored().values()) <= 1
+
+
+@pytest.mark.django_db
+def test_next_looks_for_expired_claims_only_when_the_batchs_oldest_open_claim_is_past_its_timeout(
+        make_annotators, make_batch, monkeypatch):
+    """The expiry scan is skipped while every open claim of the batch is young (the context read tells
+    the oldest one's age), and runs, releasing exactly the expired claims, once one is past it."""
+    a, b, c = make_annotators(3)
+    batch = make_batch(n_posts=4, k=2, annotators=[a, b, c])
+    scans = []
+    real_release = services.claims_release_expired
+    monkeypatch.setattr(services, "claims_release_expired",
+                        lambda **kwargs: scans.append(kwargs["batch"].pk) or real_release(**kwargs))
+    young = services.assignment_next(annotator=a, batch_id=batch.id)
+    services.assignment_next(annotator=b, batch_id=batch.id)
+    assert scans == []  # open claims, all young: no scan
+    age([young.pk], minutes=batch.assignment_timeout_minutes + 1)
+    services.assignment_next(annotator=c, batch_id=batch.id)
+    assert scans == [batch.pk]
+    assert Assignment.objects.get(pk=young.pk).lapsed
+    assert Assignment.objects.filter(lapsed=True).count() == 1 and stored() == recount()
+    services.assignment_next(annotator=c, batch_id=batch.id)  # c resumes its open claim; nothing expired now
+    assert scans == [batch.pk]
