@@ -81,7 +81,9 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # The session middleware loads the user on every request; this backend reads their roles with them.
-AUTHENTICATION_BACKENDS = ["core.permissions.RoleReadingBackend"]
+# ModelBackend second: sessions made before the change stay valid (Django checks the backend a
+# session was made with against this list).
+AUTHENTICATION_BACKENDS = ["core.permissions.RoleReadingBackend", "django.contrib.auth.backends.ModelBackend"]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
@@ -113,9 +115,13 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 12 * 3600)
-# Sessions are read on every request: from the cache first (Redis in production), the database behind it.
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": env_str("CACHE_URL")}
+# Sessions are read on every request: with a shared cache (CACHE_URL, Redis) from the cache first and
+# the database behind it (core/sessions.py; an unreachable cache falls back to the database), without
+# one from the database (a per-process memory cache would not see another worker's logout).
+SESSION_ENGINE = "core.sessions" if env_str("CACHE_URL") else "django.contrib.sessions.backends.db"
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": env_str("CACHE_URL"),
+                      # a Redis that hangs must not hang every request that reads a session
+                      "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}
           if env_str("CACHE_URL") else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 LOGIN_URL = "login"

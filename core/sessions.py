@@ -1,0 +1,40 @@
+"""Session store: Django's cached_db (the cache first, the database behind it), except that a cache
+that cannot be reached is skipped when a session is read, so people stay logged in and annotation
+goes on while Redis is down. Logging out still fails loudly when the cache cannot forget the session
+(Django's behaviour): a cached copy would otherwise come back to life with Redis."""
+from __future__ import annotations
+
+import logging
+
+from django.contrib.sessions.backends import cached_db
+
+logger = logging.getLogger(__name__)
+
+
+class SessionStore(cached_db.SessionStore):
+    def load(self):
+        try:
+            data = self._cache.get(self.cache_key)
+        except Exception:  # noqa: BLE001 - an unreachable cache, or a key it refuses: read the database
+            logger.warning("session cache unavailable; reading the session from the database", exc_info=True)
+            data = None
+        if data is not None:
+            return data
+        stored = self._get_session_from_db()
+        if not stored:
+            return {}
+        data = self.decode(stored.session_data)
+        try:
+            self._cache.set(self.cache_key, data, self.get_expiry_age(expiry=stored.expire_date))
+        except Exception:  # noqa: BLE001 - the database copy is the truth; the cache is only faster
+            logger.warning("session cache unavailable; session not cached", exc_info=True)
+        return data
+
+    def exists(self, session_key):
+        """Whether a session key is taken (asked when a new session is made, at login)."""
+        try:
+            if self.cache_key_prefix + session_key in self._cache:
+                return True
+        except Exception:  # noqa: BLE001 - the database answers alone
+            logger.warning("session cache unavailable; checking the session key in the database", exc_info=True)
+        return super(cached_db.SessionStore, self).exists(session_key)
