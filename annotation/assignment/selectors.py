@@ -51,7 +51,7 @@ def _progress_and_guideline(*, annotator, batch: Batch) -> tuple[dict[str, int],
     once when the row is not there yet), the batch's post count and gold rate, their gold items served
     in it (issue 12: gold moves the bar like any post), and the guideline."""
     with claim_cursor() as cursor:
-        cursor.execute(_PROGRESS_SQL, [batch.pk, batch.pk, True, annotator.pk, batch.pk, batch.pk, annotator.pk])
+        cursor.execute(_PROGRESS_SQL, [batch.pk, batch.pk, annotator.pk, batch.pk, batch.pk, annotator.pk])
         row = cursor.fetchone()
     submitted, skipped, total_posts, rate, served, gold_submitted, gold_skipped, guideline_version = row
     if submitted is None:
@@ -118,7 +118,9 @@ def claim_cursor():
 # --- The claim path's reads, as SQL -----------------------------------------------------------------
 # "next" runs on every scoring step. The ORM spends 0.5-2 ms of CPU building each statement; the few
 # statements below are written out once (plain SQL that SQLite and PostgreSQL both run; the row lock
-# is PostgreSQL's) and cost a round trip each. Table names come from the models.
+# is PostgreSQL's) and cost a round trip each. Table names come from the models. Boolean tests are
+# written as constants (NOT a.lapsed), never parameters, so a prepared statement's generic plan can
+# still use the partial index of open claims (WHERE status = 'assigned' AND NOT lapsed).
 _A, _P, _B = Assignment._meta.db_table, Post._meta.db_table, Batch._meta.db_table
 _M, _Q = Batch.annotators.through._meta.db_table, BatchQuality._meta.db_table
 _BP, _G = BatchProgress._meta.db_table, Guideline._meta.db_table
@@ -131,10 +133,10 @@ SELECT b.id, b.name, b.annotators_per_post, b.assignment_timeout_minutes, b.lock
   EXISTS (SELECT 1 FROM {_M} m WHERE m.batch_id = b.id),
   q.gold_rate, q.qualification_required,
   (SELECT MAX(a.assigned_at) FROM {_A} a INNER JOIN {_P} p ON p.id = a.post_id
-    WHERE a.annotator_id = %s AND a.status = '{_ASSIGNED}' AND a.lapsed = %s AND a.gold_batch_id IS NULL
+    WHERE a.annotator_id = %s AND a.status = '{_ASSIGNED}' AND NOT a.lapsed AND a.gold_batch_id IS NULL
       AND p.batch_id = b.id),
   (SELECT a.assigned_at FROM {_A} a INNER JOIN {_P} p ON p.id = a.post_id
-    WHERE a.status = '{_ASSIGNED}' AND a.lapsed = %s AND a.gold_batch_id IS NULL AND p.batch_id = b.id
+    WHERE a.status = '{_ASSIGNED}' AND NOT a.lapsed AND a.gold_batch_id IS NULL AND p.batch_id = b.id
     ORDER BY a.assigned_at LIMIT 1),
   (SELECT a.id FROM {_A} a WHERE a.annotator_id = %s AND a.gold_batch_id = b.id AND a.status = '{_ASSIGNED}'
     ORDER BY a.assigned_at, a.id LIMIT 1)
@@ -143,7 +145,7 @@ WHERE b.id = %s"""
 
 
 # The guideline in force (annotation/selectors.py guideline_current), as a scalar subquery.
-_GUIDELINE_SQL = f"(SELECT g.{{column}} FROM {_G} g WHERE g.is_active = %s ORDER BY g.version DESC LIMIT 1)"
+_GUIDELINE_SQL = f"(SELECT g.{{column}} FROM {_G} g WHERE g.is_active ORDER BY g.version DESC LIMIT 1)"
 
 _PROGRESS_SQL = f"""
 SELECT bp.submitted, bp.skipped,
@@ -187,7 +189,7 @@ def claim_context(*, annotator, batch_id: int) -> ClaimContext:
     """The batch (NotFound unless it is in the annotator's queue), its quality settings, the
     annotator's open claims in it and whether any claim in it may have expired: one statement."""
     with claim_cursor() as cursor:
-        cursor.execute(_CLAIM_CONTEXT_SQL, [annotator.pk, annotator.pk, False, False, annotator.pk, batch_id])
+        cursor.execute(_CLAIM_CONTEXT_SQL, [annotator.pk, annotator.pk, annotator.pk, batch_id])
         row = cursor.fetchone()
     if row is None or not (row[6] or not row[7]):
         raise NotFound(_("No such batch in your queue."))
@@ -210,9 +212,9 @@ def claim_candidates_sql(*, annotator, batch: Batch, exclude: tuple[int, ...] = 
 SELECT p.id, p.text, p.live_claims FROM {_P} p
 WHERE p.batch_id = %s AND p.live_claims < %s {not_tried}
   AND NOT EXISTS (SELECT 1 FROM {_A} a WHERE a.post_id = p.id AND a.annotator_id = %s
-                  AND NOT (a.status = '{_ASSIGNED}' AND a.lapsed = %s AND a.gold_batch_id IS NULL))
+                  AND NOT (a.status = '{_ASSIGNED}' AND a.lapsed AND a.gold_batch_id IS NULL))
 ORDER BY p.live_claims, p.id LIMIT 1{lock}"""
-    return sql, [batch.pk, batch.annotators_per_post, *exclude, annotator.pk, True]
+    return sql, [batch.pk, batch.annotators_per_post, *exclude, annotator.pk]
 
 
 _CLAIM_OF_SQL = f"""
@@ -240,7 +242,7 @@ def claim_of(annotator, *, post_id: int | None = None, claim_id: int | None = No
     statement, on every submit. None when the annotator holds no such claim."""
     column, value = ("post_id", post_id) if claim_id is None else ("id", claim_id)
     with claim_cursor() as cursor:
-        cursor.execute(_CLAIM_OF_SQL.format(column=column), [True, True, annotator.pk, value])
+        cursor.execute(_CLAIM_OF_SQL.format(column=column), [annotator.pk, value])
         row = cursor.fetchone()
     if row is None:
         return None
@@ -260,7 +262,7 @@ def claim_of(annotator, *, post_id: int | None = None, claim_id: int | None = No
 
 _OPEN_CLAIM_SQL = f"""
 SELECT a.id, a.post_id, a.assigned_at, p.text, p.live_claims FROM {_A} a INNER JOIN {_P} p ON p.id = a.post_id
-WHERE a.annotator_id = %s AND p.batch_id = %s AND a.status = '{_ASSIGNED}' AND a.lapsed = %s
+WHERE a.annotator_id = %s AND p.batch_id = %s AND a.status = '{_ASSIGNED}' AND NOT a.lapsed
   AND a.gold_batch_id IS NULL AND a.assigned_at >= %s
 ORDER BY a.assigned_at, a.id LIMIT 1"""
 
@@ -269,7 +271,7 @@ def open_claim(*, annotator, batch: Batch, since) -> Assignment | None:
     """The annotator's oldest open (unexpired: made at or after `since`) real claim in the batch,
     with its post, or None."""
     with claim_cursor() as cursor:
-        cursor.execute(_OPEN_CLAIM_SQL, [annotator.pk, batch.pk, False, connection.ops.adapt_datetimefield_value(since)])
+        cursor.execute(_OPEN_CLAIM_SQL, [annotator.pk, batch.pk, connection.ops.adapt_datetimefield_value(since)])
         row = cursor.fetchone()
     if row is None:
         return None

@@ -149,35 +149,65 @@ def test_picking_the_next_post_is_an_index_range_scan(require_postgres, make_ann
 @pytest.mark.postgres
 def test_the_claim_path_runs_prepared_statements_whose_generic_plan_still_walks_the_index(
         require_postgres, make_annotators, make_batch):
-    """claim_cursor prepares the claim path's statements once per connection. Once PostgreSQL
-    switches a prepared statement to its generic plan (no parameter values known), the pick-and-lock
-    must still be a walk of the (batch, live_claims, id) index, not a sort of the batch."""
-    (a,) = make_annotators(1)
-    batch = make_batch(n_posts=50, k=3, annotators=[a])
-    first = services.assignment_next(annotator=a, batch_id=batch.id)
-    services.judgment_submit_and_next(annotator=a, batch_id=batch.id, post_id=first.post_id, scores=SCORES)
+    """claim_cursor prepares the claim path's statements once per connection, and PostgreSQL settles
+    on a generic plan for the context read (planned once, not on every call: its booleans are
+    constants, so the plan can use the partial index of open claims). The pick-and-lock's generic
+    plan (no parameter values known) must still walk the (batch, live_claims, id) index, not sort
+    the batch."""
+    from django.db import transaction
+
+    annotators = make_annotators(4)
+    batch = make_batch(n_posts=60, k=3, annotators=annotators)
+    for _ in range(3):
+        for who in annotators:
+            item = services.assignment_next(annotator=who, batch_id=batch.id)
+            services.judgment_submit(annotator=who, post_id=item.post_id, scores=SCORES)
     with connection.cursor() as cursor:
-        cursor.execute("SELECT statement FROM pg_prepared_statements")
-        prepared = [row[0] for row in cursor.fetchall()]
-    sql, _params = selectors.claim_candidates_sql(annotator=a, batch=batch)
-    assert any("ORDER BY p.live_claims, p.id" in text for text in prepared), prepared
-    assert any(text.lstrip().startswith("INSERT INTO annotation_judgment") for text in prepared), prepared
-    with connection.cursor() as cursor:
-        cursor.execute("SET plan_cache_mode = force_generic_plan")
-        cursor.execute("SET enable_seqscan = off")
-        cursor.execute("SET enable_bitmapscan = off")
-        numbered = sql
-        for n in range(1, sql.count("%s") + 1):
-            numbered = numbered.replace("%s", f"${n}", 1)
+        cursor.execute("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")
+        prepared = cursor.fetchall()
+    context = [row for row in prepared if "EXISTS (SELECT 1 FROM annotation_batch_annotators" in row[0]]
+    assert len(context) == 1 and context[0][1] > 0, prepared  # a generic plan, reused
+    assert any("ORDER BY p.live_claims, p.id" in row[0] for row in prepared), prepared
+    assert any(row[0].lstrip().startswith("INSERT INTO annotation_judgment") for row in prepared), prepared
+    sql, _params = selectors.claim_candidates_sql(annotator=annotators[0], batch=batch)
+    numbered = sql
+    for n in range(1, sql.count("%s") + 1):
+        numbered = numbered.replace("%s", f"${n}", 1)
+    with transaction.atomic(), connection.cursor() as cursor:  # SET LOCAL: nothing outlives the block
+        cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        # On a 60-row table a sort of everything is cheap; forbid it to see that the index path exists.
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_bitmapscan = off")
         cursor.execute(f"PREPARE pick_generic AS {numbered}")
-        cursor.execute("EXPLAIN EXECUTE pick_generic(%s, %s, %s, %s)" % (batch.pk, batch.annotators_per_post, a.pk,
-                                                                          "true"))
+        cursor.execute("EXPLAIN EXECUTE pick_generic(%s, %s, %s)" % (batch.pk, batch.annotators_per_post,
+                                                                      annotators[0].pk))
         plan = "\n".join(row[0] for row in cursor.fetchall())
         cursor.execute("DEALLOCATE pick_generic")
-        cursor.execute("RESET plan_cache_mode")
-        cursor.execute("RESET enable_seqscan")
-        cursor.execute("RESET enable_bitmapscan")
     assert "$1" in plan and "post_next_claim" in plan and "Sort" not in plan, plan
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.postgres
+def test_a_prepared_statement_outlives_a_change_of_its_columns_type(require_postgres):
+    """A migration that changes a column's type under a prepared statement: the server replans it, and
+    the claim cursor's next call answers with the new type (no stale plan, no error)."""
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TEMP TABLE plan_probe (x integer)")
+        cursor.execute("INSERT INTO plan_probe VALUES (1)")
+    try:
+        for _ in range(7):  # past PostgreSQL's five custom plans: a generic plan is cached
+            with selectors.claim_cursor() as cursor:
+                cursor.execute("SELECT x FROM plan_probe WHERE 1 = %s", [1])
+                assert cursor.fetchall() == [(1,)]
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%%plan_probe%%'")
+            assert cursor.fetchone()[0] == 1
+            cursor.execute("ALTER TABLE plan_probe ALTER COLUMN x TYPE text")
+        with selectors.claim_cursor() as cursor:
+            cursor.execute("SELECT x FROM plan_probe WHERE 1 = %s", [1])
+            assert cursor.fetchall() == [("1",)]
+    finally:
+        connection.close()  # the temporary table goes with the session
 
 
 @pytest.mark.django_db(transaction=True)
@@ -240,8 +270,10 @@ def test_expiry_and_claims_at_the_same_time_lose_and_double_count_nothing(requir
         while not stop.is_set():
             open_ids = list(Assignment.objects.filter(status=AssignmentStatus.ASSIGNED, lapsed=False)
                             .values_list("pk", flat=True))
-            if open_ids:
-                age(rng.sample(open_ids, max(1, len(open_ids) // 4)))
+            # One claim per statement (its own transaction): time passing takes no lock on several
+            # claims at once, so the clock itself cannot deadlock with the services.
+            for claim_id in rng.sample(open_ids, max(1, len(open_ids) // 4)) if open_ids else []:
+                age([claim_id])
             stop.wait(0.01)
 
     @guarded
