@@ -34,7 +34,7 @@ def main() -> dict:
     from rest_framework.authtoken.models import Token
 
     from annotation.importing.services import import_posts
-    from annotation.models import Assignment, AssignmentStatus, Batch
+    from annotation.models import Assignment, Batch, Judgment
     from annotation.services import annotator_ensure
     from bench_common_posts import posts_csv
 
@@ -99,8 +99,10 @@ def main() -> dict:
     finally:
         server.terminate()
         server.wait(timeout=20)
-    # A queue item is the annotator's claim: a stored judgment is a submitted claim.
-    stored = set(Assignment.objects.filter(status=AssignmentStatus.SUBMITTED).values_list("pk", "annotator__username"))
+    # The clients know their queue items (claims); a judgment is keyed by (annotator, post), as its claim is.
+    claims = {(who, post): pk for pk, who, post in Assignment.objects.values_list("pk", "annotator_id", "post_id")}
+    stored = {(claims[(who, post)], name) for who, post, name in
+              Judgment.objects.values_list("annotator_id", "post_id", "annotator__username")}
     results = {
         "annotators": args.annotators, "submits": len(latencies), "errors": len(errors), "wall_s": wall,
         "throughput_submits_per_s": len(latencies) / wall,

@@ -172,7 +172,7 @@ def test_xss_in_posts_notes_and_rationales_is_escaped(world):
 def test_csrf_is_enforced_on_forms_and_session_api(world):
     client = Client(enforce_csrf_checks=True)
     client.force_login(world["a1"])
-    response = client.post(reverse("api:api-judgments"), {"post": world["post"], "explicit": 1, "implicit": 1,
+    response = client.post(reverse("api:api-judgments"), {"item": world["item"], "explicit": 1, "implicit": 1,
                                                           "emotional": 1}, content_type="application/json")
     assert response.status_code == 403 and "CSRF" in response.content.decode()
     client.force_login(world["res"])

@@ -46,7 +46,8 @@ class JudgmentReviseIn(serializers.Serializer):
 
 class JudgmentOut(serializers.Serializer):
     id = serializers.IntegerField()
-    item = serializers.IntegerField(help_text="The queue item this judgment answers.")
+    item = serializers.IntegerField(allow_null=True, help_text="The queue item this judgment answers (null for a "
+                                                               "judgment imported without a claim).")
     post_text = serializers.CharField(source="post.text")
     explicit = serializers.IntegerField(allow_null=True)
     implicit = serializers.IntegerField(allow_null=True)

@@ -402,20 +402,22 @@ def gold_plan(*, annotator, batch: Batch) -> GoldPlan:
     annotators - no "every 20th item" pattern. The gold item: an active one the annotator has never
     been given (nobody sees a post twice) nor met in a qualification set, at random.
 
-    Nobody who can read settled labels (adjudicators, researchers) is ever served gold: a gold post is
-    a settled post, so they could look its label up on the adjudication pages or in a release."""
+    Nobody who can read settled labels (adjudicators, researchers) is served new gold items: a gold
+    post is a settled post, so they could look its label up on the adjudication pages or in a
+    release (one already open when they got the role is finished as served). Nobody is served a
+    gold post whose label they adjudicated themselves."""
     quality = BatchQuality.objects.filter(batch=batch).only("gold_rate", "qualification_required").first()
     if quality is not None and quality.qualification_required:
         passed = QualificationAttempt.objects.filter(batch=batch, annotator=annotator, passed=True).exists()
         if not passed:
             raise NotQualified(_not_qualified_message(batch))
-    if selectors.reads_settled_labels(annotator):
-        return GoldPlan(None, None)
     open_gold = (Assignment.objects.select_related("post")
                  .filter(annotator=annotator, gold_batch=batch, status=AssignmentStatus.ASSIGNED)
                  .order_by("assigned_at", "id").first())
-    if open_gold is not None:
+    if open_gold is not None:  # (served before the annotator was given a role that reads labels)
         return GoldPlan(open_gold, None)
+    if selectors.reads_settled_labels(annotator):
+        return GoldPlan(None, None)
     rate = quality.gold_rate if quality is not None else 0.0
     if rate <= 0:
         return GoldPlan(None, None)
@@ -427,6 +429,7 @@ def gold_plan(*, annotator, batch: Batch) -> GoldPlan:
             .filter(active=True)
             .exclude(post__assignments__annotator=annotator)
             .exclude(qualification_answers__attempt__annotator=annotator)
+            .exclude(post__final_label__adjudicator=annotator)  # a label they settled themselves
             .exclude(post__batch__locked_at__isnull=True, post__batch__isnull=False)
             .order_by("?").first())
     due = _keyed_draw(f"gold:{batch.pk}:{annotator.pk}:{claims}") < rate

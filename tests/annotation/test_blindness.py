@@ -41,7 +41,7 @@ def test_api_lists_only_own_judgments(two_annotators_one_judgment, api_for):
     assert [j["id"] for j in api_for(alice).get(reverse("api:api-judgments")).json()] == [judgment.pk]
 
 
-def test_submitting_for_alices_post_without_assignment_reveals_nothing(two_annotators_one_judgment, api_for):
+def test_submitting_through_alices_queue_item_reveals_nothing(two_annotators_one_judgment, api_for):
     alice, bob, batch, judgment = two_annotators_one_judgment
     alices_item = Assignment.objects.get(post_id=judgment.post_id, annotator=alice).pk
     response = api_for(bob).post(reverse("api:api-judgments"), {"item": alices_item, "explicit": 1,

@@ -178,3 +178,45 @@ def test_nobody_who_can_read_settled_labels_is_served_gold(second_role, make_ann
     staff_kinds, staff_progress = serve(staff)
     assert plain_kinds == [True, True, True] and plain_progress["total"] > 8
     assert staff_kinds == [False, False, False] and staff_progress == {"done": 0, "skipped": 0, "total": 8}
+
+
+def test_gold_open_when_a_role_comes_is_finished_and_a_label_one_settled_is_never_gold(
+        make_annotators, make_batch, roles, api_for, monkeypatch):
+    """A gold item already served when the annotator becomes an adjudicator is still served (not left
+    open forever, the progress bar can finish), and no new gold follows; once the role is gone again,
+    gold resumes but never with a post whose label this person adjudicated."""
+    from annotation.models import FinalLabel, GoldItem, Provenance
+
+    (alice,) = make_annotators(1)
+    batch = make_batch(n_posts=6, k=1, annotators=[alice])
+    upload_gold(3)
+    services.batch_quality_set(batch_id=batch.pk, gold_rate=0.5)
+    monkeypatch.setattr(services, "_keyed_draw", lambda message: 0.0)  # every claim would be gold
+    api = api_for(alice)
+    first = api.post(reverse("api:api-queue-next", args=[batch.pk])).json()
+    assert Assignment.objects.get(pk=first["item"]).gold_batch_id == batch.pk
+    alice.groups.add(roles["adjudicator"])
+    alice = type(alice).objects.get(pk=alice.pk)  # roles are read afresh, as on a new request
+    api = api_for(alice)
+    again = api.post(reverse("api:api-queue-next", args=[batch.pk])).json()
+    assert again["item"] == first["item"]  # the open gold item, served as before
+    step = api.post(reverse("api:api-queue-submit", args=[batch.pk]), {"item": again["item"], **SCORES},
+                    format="json").json()
+    assert Assignment.objects.get(pk=step["next"]["item"]).gold_batch_id is None  # no new gold
+    assert step["next"]["progress"]["done"] == 1 and step["next"]["progress"]["total"] == 7
+    # Alice adjudicated one of the remaining gold posts; the role goes away.
+    settled = GoldItem.objects.exclude(post__assignments__annotator=alice).order_by("id").first()
+    FinalLabel.objects.create(post=settled.post, explicit=2, implicit=2, emotional=2,
+                              provenance=Provenance.ADJUDICATED, adjudicator=alice)
+    alice.groups.remove(roles["adjudicator"])
+    alice = type(alice).objects.get(pk=alice.pk)
+    api = api_for(alice)
+    served = []
+    item = api.post(reverse("api:api-queue-submit", args=[batch.pk]), {"item": step["next"]["item"], **SCORES},
+                    format="json").json()["next"]
+    while item["item"] is not None:
+        served.append(Assignment.objects.get(pk=item["item"]))
+        item = api.post(reverse("api:api-queue-submit", args=[batch.pk]), {"item": item["item"], **SCORES},
+                        format="json").json()["next"]
+    gold_served = [a.post_id for a in served if a.gold_batch_id is not None]
+    assert gold_served and settled.post_id not in gold_served
