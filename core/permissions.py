@@ -45,6 +45,14 @@ class RoleReadingBackend(ModelBackend):
     follow (user_has_role) cost no query. Roles are read fresh on every request: a role taken away
     takes effect at once."""
 
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        """ModelBackend's check; a refusal ends the search (ModelBackend, listed after this backend for
+        sessions made before it, would only hash the same password a second time)."""
+        user = super().authenticate(request, username=username, password=password, **kwargs)
+        if user is None and username is not None and password is not None:
+            raise PermissionDenied
+        return user
+
     def get_user(self, user_id):
         user_model = get_user_model()
         users, groups = user_model._meta.db_table, Group._meta.db_table

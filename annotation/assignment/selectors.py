@@ -100,10 +100,18 @@ def claim_cursor():
 
     if _Prepared is None:
         from psycopg import Cursor
+        from psycopg.errors import FeatureNotSupported
 
         class Prepared(Cursor):
             def execute(self, query, params=None, *, prepare=None, binary=None):
-                return super().execute(query, params, prepare=True, binary=binary)
+                try:
+                    return super().execute(query, params, prepare=True, binary=binary)
+                except FeatureNotSupported:
+                    # "cached plan must not change result type": a migration changed a column under
+                    # a prepared statement, and the server refuses it on this connection from now
+                    # on. This call fails; the connection is closed when the request ends.
+                    connection.close_at = 0
+                    raise
 
         _Prepared = Prepared
     connection.close_if_health_check_failed()

@@ -43,3 +43,19 @@ def test_no_user_for_a_bad_id_or_an_inactive_account(make_user):
     client.force_login(bob, backend="core.permissions.RoleReadingBackend")
     assert client.session[SESSION_KEY] == str(bob.pk)
     assert client.get(reverse("api:api-batches")).status_code == 403  # logged in before, inactive now
+
+
+def test_a_wrong_password_is_hashed_once_though_two_backends_are_listed(make_user, monkeypatch):
+    """ModelBackend stays listed after RoleReadingBackend (for sessions made before it); a refused
+    password must not be checked by both (that doubles the cost of every failed login)."""
+    from django.contrib.auth import authenticate
+    from django.contrib.auth.base_user import AbstractBaseUser
+
+    make_user("carol", role=Role.ANNOTATOR)
+    checks = []
+    real_check = AbstractBaseUser.check_password
+    monkeypatch.setattr(AbstractBaseUser, "check_password",
+                        lambda self, raw: checks.append(raw) or real_check(self, raw))
+    assert authenticate(None, username="carol", password="wrong-password-1") is None
+    assert checks == ["wrong-password-1"]
+    assert authenticate(None, username="carol", password="pw-for-tests-1").username == "carol"

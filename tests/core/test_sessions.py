@@ -23,8 +23,9 @@ def logged_in(make_user, make_batch) -> Client:
 
 
 def test_a_session_is_read_from_the_database_while_the_cache_is_unreachable(make_user, make_batch):
-    """Logged in while the cache worked; then the cache goes away. (Logging in during an outage
-    fails, as in Django: the old session key must be forgotten by the cache.)"""
+    """Logged in while the cache worked; then the cache goes away: requests go on, and a logout
+    fails before anything changes (the cache must forget the session first, or its cached copy would
+    come back with Redis)."""
     unreachable = {"default": {"BACKEND": REDIS_CACHE, "LOCATION": "redis://127.0.0.1:1/0",
                                "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2}}}
     working = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
@@ -34,8 +35,15 @@ def test_a_session_is_read_from_the_database_while_the_cache_is_unreachable(make
         assert Session.objects.count() == 1
         assert client.get(reverse("api:api-batches")).status_code == 200
         assert client.get(reverse("annotation:queue")).status_code == 200
+        from core.sessions import SessionStore
+
+        key = client.session.session_key
+        with pytest.raises(Exception, match="[Cc]onnect"):
+            SessionStore(key).flush()
+        assert Session.objects.filter(session_key=key).exists()  # nothing changed
 
 
+@pytest.mark.redis
 def test_a_session_is_served_from_the_cache_once_read(make_user, make_batch, redis_url):
     with override_settings(SESSION_ENGINE="core.sessions", CACHES={"default": {"BACKEND": REDIS_CACHE,
                                                                                "LOCATION": redis_url}}):
@@ -46,5 +54,11 @@ def test_a_session_is_served_from_the_cache_once_read(make_user, make_batch, red
         assert client.get(reverse("api:api-batches")).status_code == 200
         Session.objects.all().delete()  # only the cached copy is left: a request that is let in read it
         assert client.get(reverse("api:api-batches")).status_code == 200
+        key = client.session.session_key
+        from core.sessions import SessionStore
+
+        assert SessionStore().cache_key_prefix + key in cache
         client.logout()  # logging out forgets the cached copy too
+        assert SessionStore().cache_key_prefix + key not in cache
+        client.cookies["sessionid"] = key  # the old cookie, replayed
         assert client.get(reverse("api:api-batches")).status_code == 403
