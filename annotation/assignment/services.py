@@ -57,11 +57,12 @@ def _release_expired_on(post_id: int, cutoff) -> int:
                                      gold_batch__isnull=True, assigned_at__lt=cutoff).update(lapsed=True)
 
 
-def _recount_claims(post: Post) -> int:
+def _recount_claims(post: Post, *, always_write: bool = False) -> int:
     """Under the post's lock: count the claims holding a slot (a handful of rows, by index) and store
-    the count. Recounting instead of adding one keeps the counter exact whatever wrote the rows."""
+    the count. Recounting instead of adding one keeps the counter exact whatever wrote the rows.
+    `always_write`: store it even when unchanged (a gold item's skip does a real skip's writes)."""
     live = Assignment.objects.filter(_HOLDS_SLOT, post_id=post.pk).count()
-    if live != post.live_claims:
+    if live != post.live_claims or always_write:
         Post.objects.filter(pk=post.pk).update(live_claims=live)
         post.live_claims = live
     return live
@@ -118,10 +119,14 @@ def claims_recount(*, batch_id: int | None = None) -> int:
 def _progress_add(assignment: Assignment, *, submitted: int = 0, skipped: int = 0) -> None:
     """In the transaction that changed the claim's status. A missing row is made from an exact
     count, which already sees this change; one made meanwhile by a reader did not, so it gets the
-    delta."""
-    batch_id = assignment.post.batch_id
-    if batch_id is None or assignment.gold_batch_id is not None:
+    delta. An answer to a gold item runs the same statements on the row of the batch it was served
+    in, adding nothing (issue 12: a gold item costs the same work as a real post)."""
+    gold = assignment.gold_batch_id is not None
+    batch_id = assignment.gold_batch_id if gold else assignment.post.batch_id
+    if batch_id is None:
         return
+    if gold:
+        submitted = skipped = 0
     with claim_cursor() as cursor:  # plain SQL: on every submit and skip
         cursor.execute(f"UPDATE {BatchProgress._meta.db_table} SET submitted = submitted + %s, skipped = skipped + %s "
                        f"WHERE batch_id = %s AND annotator_id = %s", [submitted, skipped, batch_id, assignment.annotator_id])
@@ -273,9 +278,12 @@ def _assignment_next(*, annotator, batch_id: int, durable: bool) -> Assignment |
 def _ensure_room_for_late_submission(assignment: Assignment) -> Post | None:
     """A claim that was skipped or has expired no longer holds a slot: the submission is accepted
     only while the post still has room, so a post never gets more than k judgments. Returns the
-    locked post (None when the claim is already submitted or the post is in no batch)."""
+    locked post (None when the claim is already submitted or the post is in no batch). A gold item's
+    post is locked and read the same way (issue 12: the same work as a real post), even an uploaded
+    one that is in no batch."""
     batch = assignment.post.batch
-    if batch is None or assignment.status == AssignmentStatus.SUBMITTED:
+    gold = assignment.gold_batch_id is not None
+    if (batch is None and not gold) or assignment.status == AssignmentStatus.SUBMITTED:
         return None
     # The same row lock assignment_next takes before handing out a slot, taken before the claim's
     # liveness is read: a claim expiring between this check and the commit cannot have its slot
@@ -285,13 +293,11 @@ def _ensure_room_for_late_submission(assignment: Assignment) -> Post | None:
     if claim is None:  # the claim was deleted meanwhile (its post or its annotator removed)
         raise NotFound(_("This post is not in your queue."))
     assignment.status, assignment.lapsed, assignment.assigned_at = claim[2], claim[3], claim[5]
-    if assignment.status == AssignmentStatus.SUBMITTED:
-        return post
+    if assignment.status == AssignmentStatus.SUBMITTED or gold:
+        return post  # (an answer to a gold item takes no slot)
     cutoff = timezone.now() - timedelta(minutes=batch.assignment_timeout_minutes)
     if assignment.status == AssignmentStatus.ASSIGNED and not assignment.lapsed and assignment.assigned_at >= cutoff:
         return post  # a live claim: its slot is reserved
-    if assignment.gold_batch_id is not None:
-        return post  # an answer to a gold item takes no slot
     _release_expired_on(assignment.post_id, cutoff)  # this claim's own slot too, if it still held one
     if _recount_claims(post) >= batch.annotators_per_post:
         raise PostTaken(_("This post went to another annotator while it was open here (your claim had expired "
@@ -452,8 +458,8 @@ def assignment_skip(*, annotator, post_id: int | None = None, claim_id: int | No
     assignment.status = AssignmentStatus.SKIPPED
     assignment.completed_at = timezone.now()
     assignment.save(update_fields=["status", "completed_at"])
-    if held:
-        _recount_claims(post)
+    if held or assignment.gold_batch_id is not None:
+        _recount_claims(post, always_write=not held)  # a gold item's skip: the same writes, nothing changed
     _progress_add(assignment, skipped=1)
     return assignment
 

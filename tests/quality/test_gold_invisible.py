@@ -50,6 +50,13 @@ def html(client, url, batch) -> str:
     return re.sub(rf"(data-batch=\"|/){batch.pk}(?=[/\"])", r"\1B", source)
 
 
+def statements(captured) -> list[str]:
+    """The SQL a request ran, with its values blanked (a gold claim's INSERT carries a batch id where
+    a real one has NULL): what must match statement for statement between the two worlds."""
+    return [re.sub(r"\b(NULL|true|false)\b|\d+", "N", re.sub(r"'[^']*'", "S", q["sql"]))
+            for q in captured.captured_queries]
+
+
 def everything(kind, alice, batch, page, api) -> dict:
     """Every route an annotator has, around one claim that is gold in one world and real in the other."""
     seen = {"batch_id": batch.pk, "queue_page_before": html(page, reverse("annotation:queue"), batch),
@@ -61,11 +68,13 @@ def everything(kind, alice, batch, page, api) -> dict:
     seen["claim_status"] = response.status_code
     # The statements with their values blanked (a gold claim's INSERT carries a batch id where a real
     # one has NULL): the same statements, in the same order, on the same tables.
-    seen["claim_sql"] = [re.sub(r"\bNULL\b|\d+", "N", re.sub(r"'[^']*'", "S", q["sql"])) for q in claimed.captured_queries]
+    seen["claim_sql"] = statements(claimed)
     seen["next"] = item
     seen["next_again"] = api.post(reverse("api:api-queue-next", args=[batch.pk])).json()  # resumes the same item
-    submitted = api.post(reverse("api:api-judgments"), {"item": item["item"], **SCORES, "seconds_spent": 9.5},
-                         format="json")
+    with CaptureQueriesContext(connection) as submitting:
+        submitted = api.post(reverse("api:api-judgments"), {"item": item["item"], **SCORES, "seconds_spent": 9.5},
+                             format="json")
+    seen["submit_sql"] = statements(submitting)
     seen["submit_status"], seen["submitted"] = submitted.status_code, submitted.json()
     judgment_url = reverse("api:api-judgment", args=[submitted.json()["id"]])
     seen["detail"] = api.get(judgment_url).json()
@@ -75,7 +84,13 @@ def everything(kind, alice, batch, page, api) -> dict:
     seen["batches"] = api.get(reverse("api:api-batches")).json()
     seen["queue_page_after"] = html(page, reverse("annotation:queue"), batch)
     following = api.post(reverse("api:api-queue-next", args=[batch.pk])).json()
-    skipped = api.post(reverse("api:api-queue-skip", args=[batch.pk]), {"item": following["item"]}, format="json")
+    assert (Assignment.objects.get(pk=following["item"]).gold_batch_id is not None) == (kind == "gold")
+    with CaptureQueriesContext(connection) as skipping:
+        skipped = api.post(reverse("api:api-queue-skip", args=[batch.pk]), {"item": following["item"]},
+                           format="json")
+    # The skip's own statements: up to the next item's claim, which starts with its context read.
+    skip_sql = statements(skipping)
+    seen["skip_sql"] = skip_sql[:next(i for i, q in enumerate(skip_sql) if "annotation_batch_annotators" in q)]
     seen["skip_status"], seen["after_skip"] = skipped.status_code, skipped.json()
     # The one-request scoring step the annotator page uses: submit, and the next item comes back.
     step = api.post(reverse("api:api-queue-submit", args=[batch.pk]), {"item": seen["after_skip"]["item"], **SCORES},
@@ -93,7 +108,7 @@ def comparable(seen: dict) -> dict:
     for key, item in (("next", seen["next"]), ("next_again", seen["next_again"]), ("after_skip", seen["after_skip"]),
                       ("submit_next", seen["submit_next"]["next"])):
         out[f"{key}_batch_and_progress"] = (item["batch"] == seen["batch_id"], item["progress"], item["batch_locked"])
-    out["claim_sql"] = seen["claim_sql"]
+    out["claim_sql"], out["submit_sql"], out["skip_sql"] = seen["claim_sql"], seen["submit_sql"], seen["skip_sql"]
     out["feedback"] = seen["feedback"]
     qualification = seen["qualification_api"]
     out["qualification_api"] = {**qualification, "batch": qualification["batch"] == seen["batch_id"]}
@@ -108,7 +123,7 @@ def test_an_annotator_sees_the_same_for_a_gold_item_and_a_real_post(world):
     kind, alice, batch, page, api = world
     seen = everything(kind, alice, batch, page, api)
     for key, value in seen.items():  # the word itself appears nowhere an annotator can reach
-        assert "gold" not in str(value).lower() or key == "claim_sql", key
+        assert "gold" not in str(value).lower() or key.endswith("_sql"), key
     assert seen["next"]["batch"] == batch.pk and seen["next_again"]["item"] == seen["next"]["item"]
     assert seen["submit_status"] == 201 and seen["revise_status"] == 200 and seen["skip_status"] == 200
     assert seen["submit_next_status"] == 201 and seen["submit_next"]["next"]["progress"]["done"] == 2
