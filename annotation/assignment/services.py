@@ -16,7 +16,6 @@ from core.errors import Conflict, DomainError, NotFound
 from ..models import Assignment, AssignmentStatus, Batch, BatchProgress, Guideline, Judgment, JudgmentRevision, Post
 from ..quality.services import GoldPlan, gold_plan
 from ..scores import scores_validate
-from ..selectors import guideline_current
 from .selectors import claim_candidates_sql, claim_context, claim_cursor, claim_of, open_claim, post_claims, progress_counted
 
 __all__ = ["Conflict", "DomainError", "NotFound", "PostTaken", "assignment_next", "assignment_skip", "batch_lock",
@@ -426,7 +425,8 @@ def judgment_revise(*, annotator, judgment_id: int, scores: dict[str, int] | Non
     judgment = Judgment.objects.select_for_update().filter(pk=judgment_id, annotator=annotator).first()
     if judgment is None:
         raise NotFound(_("No such judgment of yours."))
-    judgment.item = _assignment_for(annotator, judgment.post_id)[0].pk
+    claim, guideline = _assignment_for(annotator, judgment.post_id)  # (read with the guideline in force)
+    judgment.item = claim.pk
     old = _judgment_state(judgment)
     if scores:
         merged = {**judgment.scores(), **scores}
@@ -437,7 +437,7 @@ def judgment_revise(*, annotator, judgment_id: int, scores: dict[str, int] | Non
     if flagged is not None:
         judgment.flagged = flagged
     judgment.seconds_spent += max(0.0, seconds_spent)
-    judgment.guideline = guideline_current()
+    judgment.guideline = guideline
     judgment.save()
     _record_revision(judgment, annotator, old, _judgment_state(judgment))
     return judgment

@@ -22,7 +22,7 @@ from .parsers import (
     sha256_text,
 )
 
-__all__ = ["ImportFailed", "ImportProblem", "ImportResult", "import_judgments", "import_posts"]
+__all__ = ["ImportFailed", "ImportProblem", "ImportResult", "import_judgments", "import_posts", "read_posts_file"]
 
 
 @dataclass
@@ -34,19 +34,18 @@ class ImportResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
-                 batch_name: str | None = None) -> ImportResult:
-    """Parse, validate and write posts; raise ImportFailed (writing nothing) on any problem."""
+def read_posts_file(data: bytes, *, filename: str = "") -> tuple[list, list[ImportProblem], str, dict[str, int]]:
+    """A posts file (ChLGBT CSV or JSONL) read and parsed, for the post importer and the gold upload:
+    (posts, problems, encoding, first line per text hash). Problems so far: parse errors and texts
+    repeated within the file. ImportFailed at once for a file over the size limit or not decodable."""
     if len(data) > settings.IMPORT_MAX_BYTES:
         raise ImportFailed([ImportProblem(0, _("file is %(size)s bytes; the limit is %(limit)s")
                                           % {"size": f"{len(data):,}", "limit": f"{settings.IMPORT_MAX_BYTES:,}"})])
     text, encoding, problems = decode_bytes(data)
     if problems:
         raise ImportFailed(problems)
-    stripped = text.lstrip()
-    is_jsonl = filename.lower().endswith((".jsonl", ".ndjson")) or stripped.startswith("{")
+    is_jsonl = filename.lower().endswith((".jsonl", ".ndjson")) or text.lstrip().startswith("{")
     posts, problems = parse_posts_jsonl(text) if is_jsonl else parse_posts_csv(text)
-
     seen: dict[str, int] = {}
     for post in posts:
         digest = sha256_text(post.text)
@@ -55,6 +54,13 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
                                           % {"line": seen[digest]}))
         else:
             seen[digest] = post.line
+    return posts, problems, encoding, seen
+
+
+def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
+                 batch_name: str | None = None) -> ImportResult:
+    """Parse, validate and write posts; raise ImportFailed (writing nothing) on any problem."""
+    posts, problems, encoding, seen = read_posts_file(data, filename=filename)
     existing = set(
         Post.objects.filter(text_sha256__in=list(seen)).values_list("text_sha256", flat=True)
     ) if seen else set()

@@ -123,24 +123,11 @@ def gold_upload(*, data: bytes, filename: str = "", created_by=None) -> list[Gol
     """A posts file with labels (ChLGBT CSV or JSONL, as the importer reads them) becomes gold. Posts
     already in the database are matched by their cleaned text; the others are created outside any
     batch, so they never receive real judgments, final labels or release rows. All-or-nothing."""
-    from ..importing.parsers import decode_bytes, parse_posts_csv, parse_posts_jsonl, sha256_text
+    from ..importing.parsers import sha256_text
+    from ..importing.services import read_posts_file
 
-    if len(data) > settings.IMPORT_MAX_BYTES:
-        raise ImportFailed([ImportProblem(0, _("file is %(size)s bytes; the limit is %(limit)s")
-                                          % {"size": f"{len(data):,}", "limit": f"{settings.IMPORT_MAX_BYTES:,}"})])
-    text, _encoding, problems = decode_bytes(data)
-    if problems:
-        raise ImportFailed(problems)
-    is_jsonl = filename.lower().endswith((".jsonl", ".ndjson")) or text.lstrip().startswith("{")
-    parsed, problems = parse_posts_jsonl(text) if is_jsonl else parse_posts_csv(text)
+    parsed, problems, _encoding, seen = read_posts_file(data, filename=filename)
     problems += [ImportProblem(p.line, _("gold items need labels on every row")) for p in parsed if p.labels is None]
-    seen: dict[str, int] = {}
-    for p in parsed:
-        digest = sha256_text(p.text)
-        if digest in seen:
-            problems.append(ImportProblem(p.line, _("duplicate of line %(line)s (same text after cleaning)")
-                                          % {"line": seen[digest]}))
-        seen.setdefault(digest, p.line)
     if not parsed and not problems:
         problems.append(ImportProblem(0, _("the file has no posts")))
     if problems:
