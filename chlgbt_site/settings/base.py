@@ -23,6 +23,7 @@ INSTALLED_APPS = [
     "annotation",
     "modeling",
     "calibration",
+    "publication",
 ]
 
 MIDDLEWARE = [
