@@ -327,6 +327,12 @@ class AgreementReport(Job):
         ordering = ["-created_at"]
 
 
+class SplitScheme(models.TextChoices):
+    PAPER = "paper", _("The paper's 1,000 / rest")
+    STRATIFIED = "stratified", _("Stratified 80/20")
+    KFOLD = "kfold", _("Stratified k folds")
+
+
 class Release(models.Model):
     """An immutable, numbered, content-hashed dataset snapshot. Rows are never updated."""
 
@@ -337,6 +343,12 @@ class Release(models.Model):
     summary = models.JSONField(verbose_name=_("summary"), help_text=_("counts, label distributions, alpha"))
     diff = models.JSONField(verbose_name=_("diff"), help_text=_("against the previous release"))
     split_seed = models.IntegerField(verbose_name=_("split seed"), default=0)
+    # The split the release offers (annotation/releases/files.py SPLIT_SCHEMES, docs/splits.md); releases
+    # published before the choice existed all used the paper's 1,000 / rest.
+    split_scheme = models.CharField(verbose_name=_("split scheme"), max_length=16, choices=SplitScheme.choices,
+                                    default=SplitScheme.PAPER)
+    split_folds = models.PositiveSmallIntegerField(verbose_name=_("folds"), null=True, blank=True,
+                                                   help_text=_("number of folds (k-fold splits only)"))
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("created by"), null=True,
                                    on_delete=models.PROTECT)
     created_at = models.DateTimeField(verbose_name=_("created at"), auto_now_add=True)
