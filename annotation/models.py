@@ -137,6 +137,9 @@ class AssignmentStatus(models.TextChoices):
     ASSIGNED = "assigned", _("Assigned")
     SUBMITTED = "submitted", _("Submitted")
     SKIPPED = "skipped", _("Skipped")
+    # "Too distressing to score" (wellbeing/services.py): the slot goes back to the pool, the post is
+    # never served to this annotator again, and it is neither a skip nor a judgment.
+    SET_ASIDE = "set_aside", _("Set aside as too distressing")
 
 
 class Assignment(models.Model):
