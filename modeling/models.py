@@ -65,6 +65,11 @@ class TrainingRun(Job):
     fusion_settings = models.JSONField(verbose_name=_("fusion settings"), default=dict, blank=True)
     device = models.CharField(verbose_name=_("device"), max_length=8, choices=DevicePreference.choices,
                               default=DevicePreference.AUTO)
+    # After the evaluation on the test split, train the saved (scoring) model again on every labelled
+    # post of the data (docs/splits.md); the test metrics stay those of the train-split model.
+    final_fit_all = models.BooleanField(
+        verbose_name=_("final model on all posts"), default=False,
+        help_text=_("After evaluating on the test split, train the saved scoring model on every labelled post."))
     status = models.CharField(verbose_name=_("status"), max_length=16, choices=JobStatus.choices,
                               default=JobStatus.QUEUED, db_index=True)
     metrics = models.JSONField(verbose_name=_("metrics"), null=True, blank=True)
