@@ -24,6 +24,7 @@ INSTALLED_APPS = [
     "modeling",
     "calibration",
     "publication",
+    "wellbeing",
 ]
 
 MIDDLEWARE = [
