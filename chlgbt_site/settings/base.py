@@ -134,6 +134,8 @@ LOGOUT_REDIRECT_URL = "login"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 IMPORT_MAX_BYTES = env_int("IMPORT_MAX_BYTES", 50 * 1024 * 1024)
+# A release text sharing an exact span this long with its original post is "searchable" (publication/spans.py).
+RELEASE_MAX_SHARED_SPAN = env_int("RELEASE_MAX_SHARED_SPAN", 15)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
