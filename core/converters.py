@@ -1,6 +1,8 @@
 """URL converters shared by every app (registered when the core app is ready)."""
 from django.urls import register_converter
 
+BIGINT_MAX = 2**63 - 1  # the largest value of a 64-bit integer column (BigAutoField, bigint)
+
 
 class IdConverter:
     """A database id: at most 18 digits, so no URL can overflow a 64-bit integer column."""
@@ -19,6 +21,11 @@ def register() -> None:
 
 
 def parse_id(value) -> int | None:
-    """A query-string id, or None when it is not one (never an exception, never an overflow)."""
-    text = str(value or "").strip()
-    return int(text) if text.isdigit() and len(text) <= 18 else None
+    """A query-string id, or None when it is not one (never an exception, never an overflow): ASCII
+    digits only (str.isdigit also takes "²" and full-width digits, which int() then refuses), at most
+    the largest 64-bit integer a database column holds."""
+    text = str(value if value is not None else "").strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(BIGINT_MAX)):
+        return None
+    number = int(text)
+    return number if number <= BIGINT_MAX else None

@@ -7,6 +7,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
+from core.converters import parse_id
 from core.errors import Conflict, DomainError, NotFound
 from core.permissions import Role, require_role
 from core.predictions import latest_prediction
@@ -25,10 +26,8 @@ WARNINGS_SHOWN = 500
 def adjudication_queue(request):
     require_role(request, Role.ADJUDICATOR, Role.RESEARCHER)
     # Keyset pages: the next QUEUE_PAGE posts after the last id shown (bounded work on every page).
-    try:
-        after = max(0, int(request.GET.get("after", 0)))
-    except ValueError:
-        after = 0
+    # An unreadable or out-of-range id (parse_id: ASCII digits within bigint) starts at the first page.
+    after = parse_id(request.GET.get("after")) or 0
     posts = list(selectors.adjudication_queue(viewer=request.user, after=after, limit=QUEUE_PAGE + 1))
     more = len(posts) > QUEUE_PAGE
     posts = posts[:QUEUE_PAGE]
