@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from core.errors import NotFound
 
 from ..models import (
+    DIMENSIONS,
     Assignment,
     AssignmentStatus,
     Batch,
@@ -25,7 +26,7 @@ from ..models import (
     Judgment,
     Post,
 )
-from ..quality.selectors import gold_planned
+from ..quality.selectors import gold_quota
 
 
 def batches_for_annotator(annotator) -> QuerySet[Batch]:
@@ -49,7 +50,11 @@ def _progress_and_guideline(*, annotator, batch: Batch) -> tuple[dict[str, int],
     """The annotator's progress in the batch and the version of the guideline in force, in one
     statement of indexed reads: their progress counters (BatchProgress, kept by the services; counted
     once when the row is not there yet), the batch's post count and gold rate, their gold items served
-    in it (issue 12: gold moves the bar like any post), and the guideline."""
+    in it (issue 12: gold moves the bar like any post), and the guideline.
+
+    Issue 20: no number here depends on which items were gold. The total is the batch's posts plus
+    the annotator's gold quota (fixed from the start; the queue serves exactly that many, never
+    more), less every skip: one less for any skipped item, gold or real."""
     with claim_cursor() as cursor:
         cursor.execute(_PROGRESS_SQL, [batch.pk, batch.pk, annotator.pk, batch.pk, batch.pk, annotator.pk])
         row = cursor.fetchone()
@@ -57,10 +62,11 @@ def _progress_and_guideline(*, annotator, batch: Batch) -> tuple[dict[str, int],
     if submitted is None:
         counted = progress_counted(batch_id=batch.pk, annotator_id=annotator.pk)
         submitted, skipped = counted["submitted"], counted["skipped"]
-    planned = gold_planned(annotator=annotator, rate=rate or 0.0, real_total=total_posts - skipped, served=served)
+    quota = gold_quota(annotator=annotator, rate=rate or 0.0, posts=total_posts, served=served)
     done, skipped = submitted + (gold_submitted or 0), skipped + (gold_skipped or 0)
-    # An annotator can do each post at most once; skipped posts leave their total.
-    total = max(total_posts + planned - skipped, done)
+    # An annotator can do each item at most once; skipped items leave their total. (`done` passes the
+    # total only if a researcher lowered the quota under what was served: retired gold, a lower rate.)
+    total = max(total_posts + quota - skipped, done)
     return {"done": done, "skipped": skipped, "total": total, "posts": total_posts}, guideline_version
 
 
@@ -316,11 +322,28 @@ def queue_item(*, annotator, batch: Batch, assignment: Assignment | None) -> dic
 
 
 def locked_batch_feedback(*, annotator, batch_id: int) -> tuple[Batch, list[dict]] | None:
-    """After a batch locks: the annotator's own judgments beside the final labels (None before)."""
+    """After a batch locks: every judgment the annotator made in its queue, in the order they were
+    made, each beside its label (None before the batch locks). Answers to gold items served in the
+    queue are rows like the others, labelled with the gold label, so this page and the judgments API
+    list the same judgments and nothing can be subtracted to find the gold ones (issue 20). A post
+    without a final label yet shows what the final-label rule would give: the rounded mean of its
+    counted judgments, halves up."""
+    from ..adjudication.rounding import rounded_mean
+
     batch = Batch.objects.filter(pk=batch_id, locked_at__isnull=False).first()
     if batch is None:
         return None
-    judgments = list(Judgment.objects.counted().filter(annotator=annotator, post__batch=batch).select_related("post")
-                     .order_by("post_id"))
-    labels = {fl.post_id: fl for fl in FinalLabel.objects.filter(post__in=[j.post_id for j in judgments])}
-    return batch, [{"judgment": j, "label": labels.get(j.post_id)} for j in judgments]
+    served_as_gold = Assignment.objects.filter(annotator=annotator, gold_batch=batch).values("post_id")
+    judgments = list(Judgment.objects.filter(annotator=annotator).filter(
+        Q(gold=False, post__batch=batch) | Q(gold=True, post_id__in=served_as_gold))
+        .select_related("post", "post__gold_item").order_by("created_at", "id"))
+    real = [j.post_id for j in judgments if not j.gold]
+    labels = {fl.post_id: fl.scores() for fl in FinalLabel.objects.filter(post__in=real)}
+    counted: dict[int, list[tuple]] = {}
+    for row in Judgment.objects.counted().filter(post__in=[p for p in real if p not in labels]).values_list(
+            "post_id", *DIMENSIONS):
+        counted.setdefault(row[0], []).append(row[1:])
+    for post_id, rows in counted.items():
+        labels[post_id] = {d: rounded_mean([r[i] for r in rows]) for i, d in enumerate(DIMENSIONS)}
+    return batch, [{"judgment": j, "label": j.post.gold_item.scores() if j.gold else labels.get(j.post_id)}
+                   for j in judgments]

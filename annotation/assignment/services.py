@@ -227,6 +227,13 @@ def _assignment_next(*, annotator, batch_id: int, durable: bool) -> Assignment |
             cursor.execute(sql, params)
             row = cursor.fetchone()
         if row is None:
+            if gold.post is not None and gold.tail:
+                # Issue 20: every post has had its turn with this annotator; the rest of their gold
+                # quota comes now, so the queue ends where the progress bar does.
+                served = _claim_write(post_id=gold.post.pk, annotator=annotator, now=now, gold_batch_id=batch.pk,
+                                      counter_post_id=gold.post.pk, counter=gold.post.live_claims, durable=durable)
+                served.post, served.gold_batch = gold.post, batch
+                return served
             return None
         post = Post.from_db(connection.alias, ["id", "text", "live_claims"], row)
         post.batch, post_id = batch, row[0]

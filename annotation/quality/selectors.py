@@ -14,7 +14,7 @@ from datetime import timezone as dt_timezone
 import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db.models import Avg, Count, F, FloatField, Func, Max, Q, QuerySet
+from django.db.models import Avg, Count, Exists, F, FloatField, Func, Max, OuterRef, Q, QuerySet
 from django.db.models.functions import Floor
 
 from core.jobs import JobStatus
@@ -84,15 +84,33 @@ def reads_settled_labels(user) -> bool:
     return user_has_role(user, Role.ADJUDICATOR) or user_has_role(user, Role.RESEARCHER)
 
 
-def gold_planned(*, annotator, rate: float, real_total: int, served: int) -> int:
-    """How many gold items the annotator's progress bar counts in a batch from the start, so the bar
-    moves on a gold item exactly as on a real one: `real_total` posts at the batch's gold rate (the
-    share of their items that are gold), at most the active gold items, and at least the `served`
-    ones. Reads the database only for a batch with gold."""
-    planned = 0
-    if rate > 0 and not reads_settled_labels(annotator):
-        planned = min(round(real_total * rate / (1 - rate)), GoldItem.objects.filter(active=True).count())
-    return max(planned, served)
+def gold_drawable(annotator) -> QuerySet[GoldItem]:
+    """The active gold items that may be mixed into this annotator's queues: in no qualification set
+    (issue 20: a gold item serves qualification or queues, never both, so nobody meets a
+    qualification post again as gold), not answered by them in a qualification attempt, never judged
+    by them as a real post nor adjudicated by them, and not waiting in an open batch. Items already
+    served to them as gold stay in (gold_plan's pick leaves those out), so a count of these does not
+    move when they are served one."""
+    qualification = BatchQuality.qualification_items.through.objects.filter(golditem_id=OuterRef("pk"))
+    judged = Assignment.objects.filter(post_id=OuterRef("post_id"), annotator=annotator, gold_batch__isnull=True)
+    return (GoldItem.objects.filter(active=True).filter(~Exists(qualification), ~Exists(judged))
+            .exclude(qualification_answers__attempt__annotator=annotator)
+            .exclude(post__final_label__adjudicator=annotator)
+            .exclude(post__batch__locked_at__isnull=True, post__batch__isnull=False))
+
+
+def gold_quota(*, annotator, rate: float, posts: int, served: int) -> int:
+    """How many gold items the annotator meets in a batch of `posts` posts at gold rate `rate` (the
+    share of their items that are gold): fixed from their first item, so no count they are shown
+    moves when an item turns out to be gold (issue 20). The queue serves exactly this many
+    (gold_plan: a keyed draw without replacement over posts + quota positions), never more; the
+    progress bar counts them from the start. At most the gold items drawable for them, at least the
+    `served` ones (a rate lowered or items retired later). Nobody who reads settled labels is
+    served new gold. Reads the database only for a batch with gold."""
+    if rate <= 0 or reads_settled_labels(annotator):
+        return served
+    target = math.floor(posts * rate / (1 - rate) + 0.5)  # (halves up, as everywhere in the project)
+    return max(min(target, gold_drawable(annotator).count()), served)
 
 
 def qualification_items(quality: BatchQuality) -> QuerySet[GoldItem]:
@@ -291,11 +309,15 @@ def annotator_row(report: dict, annotator_id: int) -> dict | None:
     return next((row for row in report["annotators"] if row["id"] == annotator_id), None)
 
 
-def annotator_judgments(*, annotator_id: int, since: float | None = None, until: float | None = None,
+def annotator_judgments(*, viewer, annotator_id: int, since: float | None = None, until: float | None = None,
                         limit: int = 200) -> list[dict]:
     """The annotator's judgments (gold ones marked, with their gold label) between two epoch times,
-    newest first: what an alert links to."""
-    qs = Judgment.objects.filter(annotator_id=annotator_id).select_related("post", "post__gold_item")
+    newest first: what an alert links to. As the visibility policy lets `viewer` see them: none of a
+    post hidden from them, and no answer to a gold item when gold is hidden from them."""
+    from ..visibility import judgments_visible_to
+
+    qs = judgments_visible_to(viewer, Judgment.objects.filter(annotator_id=annotator_id)).select_related(
+        "post", "post__gold_item")
     # An alert's `since` and `until` are its first and last judgments' own times, read by the
     # database to ~50 microseconds (EpochSeconds): a millisecond either side includes them.
     if since is not None:
@@ -379,10 +401,13 @@ def aggregate_disagreement(*, label: str = "{d}_aggregate", mean: str = "{d}_mea
     return q
 
 
-def aggregate_rows(*, disagreeing_only: bool = False) -> QuerySet[AggregateLabel]:
-    """Aggregate labels with the current mean of each post's counted judgments (`{d}_mean`)."""
+def aggregate_rows(*, viewer, disagreeing_only: bool = False) -> QuerySet[AggregateLabel]:
+    """Aggregate labels with the current mean of each post's counted judgments (`{d}_mean`), of the
+    posts the visibility policy lets `viewer` see."""
+    from ..visibility import visible_to
+
     counted = Q(post__judgments__gold=False)
-    qs = AggregateLabel.objects.annotate(
+    qs = visible_to(viewer, AggregateLabel.objects).annotate(
         **{f"{d}_mean": Avg(f"post__judgments__{d}", filter=counted) for d in DIMENSIONS})
     if disagreeing_only:
         qs = qs.filter(aggregate_disagreement(label="{d}"))

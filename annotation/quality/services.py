@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -123,7 +123,8 @@ def gold_upload(*, data: bytes, filename: str = "", created_by=None) -> list[Gol
     """A posts file with labels (ChLGBT CSV or JSONL, as the importer reads them) becomes gold. Posts
     already in the database are matched by their cleaned text; the others are created outside any
     batch, so they never receive real judgments, final labels or release rows. All-or-nothing."""
-    from ..importing.parsers import sha256_text
+    from publication.personal_data_services import personal_data_record
+
     from ..importing.services import read_posts_file
 
     parsed, problems, _encoding, seen = read_posts_file(data, filename=filename)
@@ -136,11 +137,11 @@ def gold_upload(*, data: bytes, filename: str = "", created_by=None) -> list[Gol
         existing = {p.text_sha256: p for p in Post.objects.select_related("batch").filter(text_sha256__in=list(seen))}
         pairs = []
         for p in parsed:
-            digest = sha256_text(p.text)
-            post = existing.get(digest)
+            post = existing.get(p.digest)
             if post is None:
                 post = Post.objects.create(external_id=p.external_id or None, text=p.text, raw_text=p.raw_text,
-                                           text_sha256=digest)
+                                           text_sha256=p.digest)
+                personal_data_record(scans=[(post.pk, p.personal_data or {}, p.findings)])
             pairs.append((post, p.labels))
         return _gold_create(pairs, source=GoldSource.UPLOAD, created_by=created_by)
 
@@ -378,6 +379,10 @@ def _round(value) -> float | None:
 class GoldPlan:
     open: Assignment | None  # the annotator's unanswered gold item in this batch: resume it
     post: Post | None  # the gold post to serve instead of the next real post, or None
+    # Every post of the batch has had its turn with this annotator, so only gold is left: `post` is
+    # served although no real post has room (their queue ends after their whole quota, as a batch of
+    # as many real posts would).
+    tail: bool = False
 
 
 def gold_plan(*, annotator, batch: Batch) -> GoldPlan:
@@ -385,9 +390,12 @@ def gold_plan(*, annotator, batch: Batch) -> GoldPlan:
     gold item if any; else whether this claim is a gold one (at the batch's gold rate) and which.
 
     Whether a claim is gold is a keyed draw (HMAC of the batch, the annotator and how many claims they
-    have made in it, under SECRET_KEY): Bernoulli at the gold rate, reproducible, and unpredictable to
-    annotators - no "every 20th item" pattern. The gold item: an active one the annotator has never
-    been given (nobody sees a post twice) nor met in a qualification set, at random.
+    have made in it, under SECRET_KEY): reproducible, and unpredictable to annotators - no "every
+    20th item" pattern. Issue 20: the draw is without replacement, so the annotator meets exactly
+    their gold quota (selectors.gold_quota) among their posts + quota items, each placement equally
+    likely - never one more, which the progress bar would have to count. The gold item: a drawable
+    one (selectors.gold_drawable: never in a qualification set) the annotator has never been given
+    (nobody sees a post twice), at random.
 
     Nobody who can read settled labels (adjudicators, researchers) is served new gold items: a gold
     post is a settled post, so they could look its label up on the adjudication pages or in a
@@ -408,19 +416,30 @@ def gold_plan(*, annotator, batch: Batch) -> GoldPlan:
     rate = quality.gold_rate if quality is not None else 0.0
     if rate <= 0:
         return GoldPlan(None, None)
-    claims = Assignment.objects.filter(annotator=annotator).filter(
-        Q(post__batch=batch, gold_batch__isnull=True) | Q(gold_batch=batch)).count()
+    counts = Assignment.objects.filter(annotator=annotator).filter(
+        Q(post__batch=batch, gold_batch__isnull=True) | Q(gold_batch=batch)).aggregate(
+        claims=Count("id"), served=Count("id", filter=Q(gold_batch=batch)))
+    claims, served = counts["claims"], counts["served"]
+    posts = Post.objects.filter(batch=batch).count()
+    quota = selectors.gold_quota(annotator=annotator, rate=rate, posts=posts, served=served)
     # The pick runs whether or not this claim is gold, so the two cost the same. Its row lock (held to
     # the end of the claim; others skip it) keeps two tabs of one annotator from taking one gold post.
-    pick = (GoldItem.objects.select_related("post").select_for_update(skip_locked=True, of=("self",))
-            .filter(active=True)
+    pick = (selectors.gold_drawable(annotator).select_related("post")
+            .select_for_update(skip_locked=True, of=("self",))
             .exclude(post__assignments__annotator=annotator)
-            .exclude(qualification_answers__attempt__annotator=annotator)
-            .exclude(post__final_label__adjudicator=annotator)  # a label they settled themselves
-            .exclude(post__batch__locked_at__isnull=True, post__batch__isnull=False)
             .order_by("?").first())
-    due = _keyed_draw(f"gold:{batch.pk}:{annotator.pk}:{claims}") < rate
-    return GoldPlan(None, pick.post if due and pick is not None else None)
+    due = _gold_due(_keyed_draw(f"gold:{batch.pk}:{annotator.pk}:{claims}"), left=quota - served,
+                    remaining=posts + quota - claims)
+    return GoldPlan(None, pick.post if due and pick is not None else None, tail=claims - served >= posts)
+
+
+def _gold_due(draw: float, *, left: int, remaining: int) -> bool:
+    """Whether this claim is gold: sequential sampling without replacement, `left` gold items among
+    the `remaining` positions of the annotator's posts + quota (each placement of the quota equally
+    likely; all of it served once they reach the end; never more)."""
+    if left <= 0:
+        return False
+    return remaining <= left or draw < left / remaining
 
 
 def _keyed_draw(message: str) -> float:
