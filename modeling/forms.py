@@ -19,8 +19,13 @@ def parse_seeds(text: str) -> list[int]:
 
 class LaunchForm(forms.Form):
     release = forms.ModelChoiceField(Release.objects.all(), required=False, label=_("Release"),
-                                     help_text=_("Train on its train split, evaluate on its test split. "
-                                                 "Empty: the current final labels, split by seed."))
+                                     help_text=_("Train on its train split, evaluate on its test split (on a k-fold "
+                                                 "release seed s tests on fold s mod k). Empty: the current final "
+                                                 "labels, split by seed."))
+    final_fit_all = forms.BooleanField(
+        required=False, initial=True, label=_("Final model on all posts"),
+        help_text=_("After the evaluation, train the saved scoring model on every labelled post (train and test); "
+                    "the test metrics stay those of the model trained on the train split."))
     variants = forms.MultipleChoiceField(choices=Variant.choices, initial=list(Variant.values), label=_("Variants"),
                                          widget=forms.CheckboxSelectMultiple)
     dimensions = forms.MultipleChoiceField(choices=Dimension.choices, initial=list(DIMENSIONS), label=_("Dimensions"),

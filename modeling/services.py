@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from annotation.models import DIMENSIONS, Post, Release
 from annotation.releases.files import post_key
-from annotation.releases.selectors import label_rows, labelled_posts
+from annotation.releases.selectors import labelled_posts
 from core.errors import DomainError, NotFound, QueueUnavailable
 from core.jobs import (
     TRANSIENT_ERRORS,
@@ -73,10 +73,12 @@ def queue_check() -> None:
 
 
 def release_data(release: Release | None, seed: int = 0) -> dict:
-    """Training and test data: a release's own split (its files checked against the manifest), or
-    the current final labels split by seed."""
-    rows = label_rows(release=release, seed=seed)
-    return {"train": [r for r in rows if r["split"] == "train"], "test": [r for r in rows if r["split"] == "test"]}
+    """Training and test data: a release's own split (its files checked against the manifest; on a
+    k-fold release seed s tests on fold s mod k), or the current final labels split by seed
+    (modeling/splits.py)."""
+    from .splits import run_split
+
+    return run_split(release, seed)
 
 
 def manual_tags(keys: list[str]) -> list[dict | None]:
@@ -122,7 +124,7 @@ def _validate_launch(*, release: Release | None, dimensions, variants, seeds, ba
 def training_run_launch(*, created_by, release_id: int | None, dimensions: list[str], variants: list[str],
                         seeds: list[int], backbone: str | None = None, hyperparameters: dict | None = None,
                         device: str = "auto", preset: str = DEFAULT_PRESET,
-                        fusion_settings: dict | None = None) -> list[TrainingRun]:
+                        fusion_settings: dict | None = None, final_fit_all: bool = False) -> list[TrainingRun]:
     """Create one run per variant x seed (one launch of 'the ablation') and enqueue them. Each run
     records the preset's fusion settings (or `fusion_settings` verbatim: a re-run); the backbone
     is the caller's, else the preset's."""
@@ -146,6 +148,7 @@ def training_run_launch(*, created_by, release_id: int | None, dimensions: list[
         runs = [TrainingRun.objects.create(
             launch_group=group, release=release, variant=v, dimensions=list(dimensions), seed=s, backbone=backbone,
             hyperparameters=hyperparameters or {}, fusion_settings=fusion_settings, device=device, created_by=created_by,
+            final_fit_all=final_fit_all,
             lexicon_version=lexicon.version, lexicon_terms=[[e.term, e.kind] for e in lexicon.entries],
         ) for v in variants for s in seeds]
         for run in runs:
@@ -184,7 +187,7 @@ def training_run_rerun(*, run_id: int, created_by) -> TrainingRun:
     return training_run_launch(created_by=created_by, release_id=old.release_id, dimensions=old.dimensions,
                                variants=[old.variant], seeds=[old.seed], backbone=old.backbone,
                                hyperparameters=old.hyperparameters, device=old.device,
-                               fusion_settings=dict(old.fusion_settings or {}))[0]
+                               fusion_settings=dict(old.fusion_settings or {}), final_fit_all=old.final_fit_all)[0]
 
 
 def runs_fail_stale(*, older_than_seconds: int | None = None) -> int:
@@ -259,6 +262,15 @@ def _train_and_evaluate(run: TrainingRun) -> JobDone:
     test_texts = [r["text"] for r in data["test"]]
     test_labels = {d: [r[d] for r in data["test"]] for d in run.dimensions}
     metrics = evaluate(model, test_texts, test_labels, progress=reporter)
+    final_posts = len(texts)
+    if run.final_fit_all:
+        # The scoring model: the same settings trained again on every labelled post (train + test);
+        # the metrics above stay those of the model that never saw the test posts.
+        everything = data["train"] + data["test"]
+        model = train([r["text"] for r in everything], {d: [r[d] for r in everything] for d in run.dimensions},
+                      config, lexicon, tags=manual_tags([r["id"] for r in everything]), progress=reporter,
+                      data_hash=run.release.content_hash if run.release else "")
+        final_posts = len(everything)
     reporter("saving artefact", 0, 1)
     target = Path(settings.ARTIFACT_ROOT) / "runs" / f"run-{run.pk:06d}"
     checksum = model.save(target)  # cancelled at the last moment: the artefact stays unreferenced
@@ -266,7 +278,8 @@ def _train_and_evaluate(run: TrainingRun) -> JobDone:
     table = {d: [f.to_dict() for f in dm.fusion_table] for d, dm in model.dims.items()}
     return JobDone(fields={
         "metrics": {"test": metrics, "fusion": fusion, "fusion_table": table, "n_train": len(texts),
-                    "n_test": len(test_texts), "train_seconds": model.meta.get("train_seconds")},
+                    "n_test": len(test_texts), "train_seconds": model.meta.get("train_seconds"),
+                    "split": data["split"], "final_model_posts": final_posts},
         "artifact_path": str(target), "artifact_checksum": checksum, "versions": environment_versions(),
         "device_used": pick_device(run.device) if run.backbone not in OFFLINE_BACKBONES else "cpu",
         "progress_current": 1, "progress_total": 1, "stage": "done"})

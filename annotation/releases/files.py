@@ -27,6 +27,14 @@ PARQUET_FILES = tuple(f"{split}.parquet" for split in SPLITS)
 RELEASE_FILES = (*DATA_FILES, *PARQUET_FILES, "diff.json", "DATACARD.md", "README.md")
 PARQUET_COLUMNS = ("id", "text", *DIMENSIONS, "provenance")
 PAPER_TRAIN_SIZE = 1000
+# How a release splits its posts (chosen at publication, recorded on the Release row and in the data
+# card; docs/splits.md): the paper's 1,000 / rest (Table 2 reproduction), a stratified 80/20, or k
+# stratified folds (split.csv gains a `fold` column; fold 0 is the test split of the Parquet files).
+SPLIT_PAPER, SPLIT_STRATIFIED, SPLIT_KFOLD = "paper", "stratified", "kfold"
+SPLIT_SCHEMES = (SPLIT_PAPER, SPLIT_STRATIFIED, SPLIT_KFOLD)
+STRATIFIED_ABOVE = 2000  # more labelled posts than this: the stratified 80/20 is the default
+DEFAULT_FOLDS = 5
+MAX_FOLDS = 20
 
 
 def post_key(external_id: str | None, text_sha256: str) -> str:
@@ -57,6 +65,60 @@ def split_assignment(keys: list[str], seed: int) -> dict[str, str]:
     return {k: ("train" if k in train else "test") for k in keys}
 
 
+def default_split_scheme(n_posts: int) -> str:
+    """The split a release gets unless its publisher picks one: the paper's 1,000 / rest up to
+    2,000 labelled posts (where it is half or more of the data), a stratified 80/20 above."""
+    return SPLIT_STRATIFIED if n_posts > STRATIFIED_ABOVE else SPLIT_PAPER
+
+
+def stratified_folds(rows: list[dict], seed: int, folds: int) -> dict[str, int]:
+    """A fold (0..folds-1) per post, stratified by the joint (explicit, implicit, emotional) label:
+    each label combination's posts, in a seeded order, are dealt round-robin to the folds, carrying
+    on where the previous combination stopped, so fold sizes differ by at most one and every
+    fold holds each dimension's labels in about the release's proportions."""
+    if not 2 <= folds <= MAX_FOLDS:
+        raise ValueError(f"folds must be between 2 and {MAX_FOLDS}, got {folds}")
+    rng = np.random.default_rng(seed)
+    groups: dict[tuple, list[str]] = {}
+    for row in sorted(rows, key=lambda r: r["id"]):
+        groups.setdefault(tuple(row[d] for d in DIMENSIONS), []).append(row["id"])
+    out: dict[str, int] = {}
+    offset = 0
+    for combination in sorted(groups):
+        members = groups[combination]
+        for i, j in enumerate(rng.permutation(len(members))):
+            out[members[j]] = (offset + i) % folds
+        offset += len(members)
+    return out
+
+
+def split_plan(rows: list[dict], seed: int, scheme: str, folds: int = DEFAULT_FOLDS) -> dict[str, dict]:
+    """Each post's split ("train" / "test") and, for k folds, its fold: {id: {"split", "fold"}}.
+    Stratified 80/20 is fold 0 of five stratified folds as test; with k folds, fold 0 is the test
+    split of the train/test files (a run picks its own test fold, docs/splits.md)."""
+    keys = [r["id"] for r in rows]
+    if scheme == SPLIT_PAPER:
+        return {k: {"split": s, "fold": None} for k, s in split_assignment(keys, seed).items()}
+    if scheme not in SPLIT_SCHEMES:
+        raise ValueError(f"split scheme must be one of {SPLIT_SCHEMES}, got {scheme!r}")
+    k = DEFAULT_FOLDS if scheme == SPLIT_STRATIFIED else folds
+    if len(rows) < k:
+        raise ValueError(f"{len(rows)} posts cannot be cut into {k} folds")
+    fold = stratified_folds(rows, seed, k)
+    return {key: {"split": "test" if fold[key] == 0 else "train",
+                  "fold": fold[key] if scheme == SPLIT_KFOLD else None} for key in keys}
+
+
+def split_description(scheme: str, folds: int | None = None) -> str:
+    """One line for the data card (English, as the card is)."""
+    if scheme == SPLIT_STRATIFIED:
+        return "stratified 80/20 (by the joint label; fold 0 of five stratified folds is test)"
+    if scheme == SPLIT_KFOLD:
+        return (f"{folds} stratified folds (split.csv `fold`; the train/test files hold fold 0 as test; "
+                "a run with seed s tests on fold s mod k)")
+    return "the paper's protocol: 1,000 training posts (at most half below 2,000 posts), the rest test"
+
+
 def release_diff(previous: list[dict] | None, current: list[dict], previous_number: int | None = None) -> dict:
     now = {r["id"]: r for r in current}
     if previous is None:
@@ -71,16 +133,21 @@ def release_diff(previous: list[dict] | None, current: list[dict], previous_numb
             "removed_ids": removed[:1000], "changed_ids": {d: v[:1000] for d, v in changed.items()}}
 
 
-def data_files(labels: list[dict], judgments: list[list], seed: int) -> dict[str, bytes]:
-    """release.csv (ChLGBT format), release.jsonl, judgments.csv and split.csv."""
+def data_files(labels: list[dict], judgments: list[list], seed: int, scheme: str = SPLIT_PAPER,
+               folds: int = DEFAULT_FOLDS) -> dict[str, bytes]:
+    """release.csv (ChLGBT format), release.jsonl, judgments.csv and split.csv (id, split, and a
+    fold column for k folds)."""
     keys = [r["id"] for r in labels]
-    split = split_assignment(keys, seed)
+    plan = split_plan(labels, seed, scheme, folds)
+    split_rows = ([[k, plan[k]["split"], plan[k]["fold"]] for k in keys] if scheme == SPLIT_KFOLD
+                  else [[k, plan[k]["split"]] for k in keys])
+    split_header = ["id", "split", "fold"] if scheme == SPLIT_KFOLD else ["id", "split"]
     comment = f'"# ChLGBT Workbench release: Sentences; Explicit; Implicit; Emotional (1-5). {LICENCE} license",,,'
     return {
         "release.csv": _csv_bytes([[r["text"], *[r[d] for d in DIMENSIONS]] for r in labels], CHLGBT_HEADER, comment),
         "release.jsonl": "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in labels).encode("utf-8"),
         "judgments.csv": _csv_bytes(judgments, ["post", "annotator", *DIMENSIONS]),
-        "split.csv": _csv_bytes([[k, split[k]] for k in keys], ["id", "split"]),
+        "split.csv": _csv_bytes(split_rows, split_header),
     }
 
 
@@ -155,15 +222,17 @@ def summary(labels: list[dict], n_judgments: int, agreement: dict) -> dict:
 
 
 def datacard(number: int, labels: list[dict], split: dict[str, str], agreement: dict, diff: dict, seed: int,
-             n_judgments: int, quality: str = "") -> str:
+             n_judgments: int, quality: str = "", scheme: str = SPLIT_PAPER, folds: int | None = None) -> str:
     """DATACARD.md; `quality` is the section on label aggregation and annotator quality
-    (annotation/quality/selectors.py `datacard_section`), placed after the agreement figures."""
+    (annotation/quality/selectors.py `datacard_section`), placed after the agreement figures;
+    `scheme` / `folds` name the split the release offers."""
     lines = [f"# ChLGBT Workbench release {number}", "",
              "Chinese LGBT-focused discriminatory-language dataset: Weibo posts scored 1-5 on explicit bias, "
              "implicit bias and emotional intensity.", "",
              "## Counts", "", f"- posts: {len(labels)}", f"- judgments: {n_judgments}",
              f"- split (seed {seed}): {sum(v == 'train' for v in split.values())} train / "
              f"{sum(v == 'test' for v in split.values())} test",
+             f"- split scheme: `{scheme}` - {split_description(scheme, folds)}",
              "- label provenance: " + ", ".join(f"{k} {v}" for k, v in sorted(Counter(r['provenance'] for r in labels).items())),
              "", "## Label distributions", "", "| dimension | 1 | 2 | 3 | 4 | 5 |", "|---|---|---|---|---|---|"]
     for d in DIMENSIONS:
@@ -202,9 +271,14 @@ def datacard(number: int, labels: list[dict], split: dict[str, str], agreement: 
 
 
 def parse_rows(jsonl: bytes, split_csv: bytes) -> list[dict]:
-    """A release's rows (id, text, labels, provenance) with their split, from its two files."""
-    reader = csv.reader(io.StringIO(split_csv.decode("utf-8")))
-    next(reader, None)  # header: id,split
-    split = dict(reader)
+    """A release's rows (id, text, labels, provenance) with their split (and fold, for k folds),
+    from its two files."""
+    reader = csv.DictReader(io.StringIO(split_csv.decode("utf-8")))
+    split = {row["id"]: row for row in reader}
     rows = [json.loads(line) for line in jsonl.decode("utf-8").splitlines() if line.strip()]
-    return [{**row, "split": split.get(row["id"], "")} for row in rows]
+    out = []
+    for row in rows:
+        entry = split.get(row["id"], {})
+        fold = entry.get("fold")
+        out.append({**row, "split": entry.get("split", ""), **({"fold": int(fold)} if fold not in (None, "") else {})})
+    return out

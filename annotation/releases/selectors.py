@@ -11,7 +11,7 @@ from core.errors import Conflict, NotFound
 
 from ..models import DIMENSIONS, FinalLabel, Judgment, Post, Release
 from ..selectors import annotator_pseudonyms, pseudonym_fallback
-from .files import parse_rows, post_key, sha256, split_assignment
+from .files import default_split_scheme, parse_rows, post_key, sha256, split_plan
 
 
 class ReleaseFileDamaged(Conflict):
@@ -67,12 +67,13 @@ def current_label_rows() -> list[dict]:
 
 
 def label_rows(*, release: Release | None, seed: int = 0) -> list[dict]:
-    """A release's rows, or the current final labels split by `seed` the way a release would be."""
+    """A release's rows, or the current final labels split by `seed` the way a release of them would
+    be by default (the paper's 1,000 / rest up to 2,000 posts, a stratified 80/20 above)."""
     if release is not None:
         return release_rows(release)
     rows = current_label_rows()
-    split = split_assignment([r["id"] for r in rows], seed)
-    return [{**r, "split": split[r["id"]]} for r in rows]
+    plan = split_plan(rows, seed, default_split_scheme(len(rows)))
+    return [{**r, "split": plan[r["id"]]["split"]} for r in rows]
 
 
 def judgment_rows() -> list[list]:

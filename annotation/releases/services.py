@@ -81,11 +81,29 @@ def _write_into_place(root: Path, number: int, contents: dict[str, bytes]) -> Pa
     return target
 
 
+def _split_choice(split: str, folds: int, n_posts: int) -> tuple[str, int | None]:
+    """The split scheme to publish with ("auto": the default for the release's size) and its folds."""
+    scheme = files.default_split_scheme(n_posts) if split == "auto" else split
+    if scheme not in files.SPLIT_SCHEMES:
+        raise DomainError(_("Unknown split %(split)r; choose one of %(choices)s.")
+                          % {"split": split, "choices": ", ".join(("auto", *files.SPLIT_SCHEMES))})
+    if scheme != files.SPLIT_KFOLD:
+        return scheme, None
+    if not 2 <= folds <= files.MAX_FOLDS:
+        raise DomainError(_("The number of folds must be between 2 and %(max)s.") % {"max": files.MAX_FOLDS})
+    if n_posts < 2 * folds:
+        raise DomainError(_("%(posts)s labelled posts are too few for %(folds)s folds.")
+                          % {"posts": n_posts, "folds": folds})
+    return scheme, folds
+
+
 def release_publish(*, created_by=None, seed: int = 0, bootstrap: int = 200, force: bool = False,
-                    include_gold: bool = False) -> Release:
+                    include_gold: bool = False, split: str = "auto", folds: int = files.DEFAULT_FOLDS) -> Release:
     """Publish the next numbered release from the current final labels. ReleaseUnchanged when the
     data equal the latest release's, unless `force`. `include_gold` adds gold.csv, the gold items
-    used to measure annotators, listed apart from the data."""
+    used to measure annotators, listed apart from the data. `split`: "paper" (1,000 / rest),
+    "stratified" (80/20), "kfold" (`folds` stratified folds) or "auto" (stratified above 2,000
+    labelled posts, else the paper's; docs/splits.md)."""
     root = Path(settings.MEDIA_ROOT) / "releases"
     target: Path | None = None
     with _process_lock:
@@ -102,17 +120,19 @@ def release_publish(*, created_by=None, seed: int = 0, bootstrap: int = 200, for
                     raise DomainError(_("There are no final labels to release: import labelled posts or lock and "
                                         "refresh a batch first."))
                 judgments = judgment_rows()
-                contents = files.data_files(labels, judgments, seed)
+                scheme, n_folds = _split_choice(split, folds, len(labels))
+                contents = files.data_files(labels, judgments, seed, scheme, n_folds or files.DEFAULT_FOLDS)
                 if previous is not None and not force and _same_data(contents, previous):
                     raise ReleaseUnchanged(previous)
                 # The data card reports the interval of the primary (ordinal) level only: bootstrap just that.
                 agreement = agreement_report(bootstrap=bootstrap, with_trend=False, interval_levels=("ordinal",))
                 diff = files.release_diff(release_rows(previous) if previous else None, labels,
                                           previous.number if previous else None)
-                split = files.split_assignment([r["id"] for r in labels], seed)
+                split = {key: entry["split"] for key, entry in
+                         files.split_plan(labels, seed, scheme, n_folds or files.DEFAULT_FOLDS).items()}
                 contents["diff.json"] = json.dumps(diff, indent=1, sort_keys=True).encode("utf-8")
                 card = files.datacard(number, labels, split, agreement, diff, seed, len(judgments),
-                                      quality=datacard_section(labels))
+                                      quality=datacard_section(labels), scheme=scheme, folds=n_folds)
                 contents["DATACARD.md"] = card.encode("utf-8")
                 contents.update(files.parquet_files(labels, split))
                 contents["README.md"] = files.dataset_card(number, labels, split, card).encode("utf-8")
@@ -123,7 +143,7 @@ def release_publish(*, created_by=None, seed: int = 0, bootstrap: int = 200, for
                     number=number, content_hash=files.content_hash(contents), directory=str(target),
                     manifest={name: files.sha256(data) for name, data in contents.items()},
                     summary=files.summary(labels, len(judgments), agreement), diff=diff, split_seed=seed,
-                    created_by=created_by)
+                    split_scheme=scheme, split_folds=n_folds, created_by=created_by)
         except BaseException:
             if target is not None:
                 shutil.rmtree(target, ignore_errors=True)

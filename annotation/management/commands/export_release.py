@@ -16,6 +16,10 @@ class Command(BaseCommand):
         parser.add_argument("--release", type=int, help="copy this published release instead of publishing a new one")
         parser.add_argument("--seed", type=int, default=0, help="split seed")
         parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for the alpha intervals")
+        parser.add_argument("--split", default="auto", choices=["auto", "paper", "stratified", "kfold"],
+                            help="auto (stratified 80/20 above 2,000 labelled posts, else the paper's 1,000 / rest), "
+                                 "paper, stratified or kfold (docs/splits.md)")
+        parser.add_argument("--folds", type=int, default=5, help="number of folds for --split kfold")
         parser.add_argument("--force", action="store_true",
                             help="publish a new number even when the data equal the latest release")
 
@@ -25,7 +29,8 @@ class Command(BaseCommand):
                 release = release_get(number=opts["release"])
             else:
                 try:
-                    release = release_publish(seed=opts["seed"], bootstrap=opts["bootstrap"], force=opts["force"])
+                    release = release_publish(seed=opts["seed"], bootstrap=opts["bootstrap"], force=opts["force"],
+                                              split=opts["split"], folds=opts["folds"])
                 except ReleaseUnchanged as exc:
                     self.stdout.write(self.style.WARNING(f"{exc} Copying release {exc.release.number}."))
                     release = exc.release
