@@ -1,11 +1,13 @@
 """Production: secrets and hosts must come from the environment; HTTPS everywhere."""
 from .base import *  # noqa: F401,F403
 from chlgbt_site.env import env_int, env_str
+from chlgbt_site.installation_secret import secret_key_weakness
 
 DEBUG = False
 SECRET_KEY = env_str("DJANGO_SECRET_KEY")
-if not SECRET_KEY or SECRET_KEY.startswith("dev-"):
-    raise RuntimeError("Set DJANGO_SECRET_KEY to a long random value in production.")
+if weakness := secret_key_weakness(SECRET_KEY):  # an error, not check --deploy's warning
+    raise RuntimeError(f"DJANGO_SECRET_KEY is too weak for production ({weakness}). Set it to a long random value: "
+                       "python -c \"import secrets; print(secrets.token_urlsafe(50))\"")
 if CELERY_EMBEDDED_BROKER:  # noqa: F405
     raise RuntimeError("Set CELERY_BROKER_URL to the Redis broker in production; the filesystem broker serves one machine's "
                        "embedded default only.")
