@@ -330,6 +330,11 @@ class AgreementReport(Job):
         ordering = ["-created_at"]
 
 
+class ReleaseKind(models.TextChoices):
+    INTERNAL = "internal", _("Internal (original texts)")
+    PUBLIC = "public", _("Public (confirmed rewrites only)")
+
+
 class SplitScheme(models.TextChoices):
     PAPER = "paper", _("The paper's 1,000 / rest")
     STRATIFIED = "stratified", _("Stratified 80/20")
@@ -352,6 +357,10 @@ class Release(models.Model):
                                     default=SplitScheme.PAPER)
     split_folds = models.PositiveSmallIntegerField(verbose_name=_("folds"), null=True, blank=True,
                                                    help_text=_("number of folds (k-fold splits only)"))
+    # Internal releases hold the (cleaned, masked) original texts and stay inside the instance; public
+    # ones hold only confirmed, non-searchable rewrites (publication/releasing.py, docs/publication.md).
+    kind = models.CharField(verbose_name=_("kind"), max_length=16, choices=ReleaseKind.choices,
+                            default=ReleaseKind.INTERNAL)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("created by"), null=True,
                                    on_delete=models.PROTECT)
     created_at = models.DateTimeField(verbose_name=_("created at"), auto_now_add=True)
