@@ -40,9 +40,12 @@ class ImportFailed(Exception):
 class ParsedPost:
     line: int
     raw_text: str
-    text: str
+    text: str  # cleaned; read_posts_file masks its personal data (publication/personal_data.py)
     labels: dict[str, int] | None
     external_id: str | None = None
+    digest: str = ""  # sha256 of the cleaned text before masking: the post's identity (text_sha256)
+    personal_data: dict[str, int] | None = None  # kind -> count, once masked
+    findings: int = 0
 
 
 def decode_bytes(data: bytes) -> tuple[str, str, list[ImportProblem]]:
@@ -108,7 +111,8 @@ def _make_post(line: int, raw: str, label_cells: list[str] | None, problems: lis
         if any(p is None for p in parsed):
             return None
         labels = dict(zip(DIMENSIONS, parsed))  # type: ignore[arg-type]
-    return ParsedPost(line=line, raw_text=raw, text=text, labels=labels, external_id=external_id)
+    return ParsedPost(line=line, raw_text=raw, text=text, labels=labels, external_id=external_id,
+                      digest=sha256_text(text))
 
 
 def parse_posts_csv(text: str) -> tuple[list[ParsedPost], list[ImportProblem]]:
@@ -180,7 +184,8 @@ def parse_posts_jsonl(text: str) -> tuple[list[ParsedPost], list[ImportProblem]]
 
 
 def sha256_text(text: str) -> str:
-    """A post's identity: the hash of its cleaned text (duplicates are refused on it)."""
+    """A post's identity: the hash of its cleaned text before personal data is masked (duplicates are
+    refused on it; a re-scan that masks more leaves it as it is)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -9,6 +9,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from publication.personal_data_services import personal_data_record
+
 from ..models import Batch, FinalLabel, Judgment, Post, Provenance
 from ..services import annotator_ensure
 from .cleaning import clean_text
@@ -48,13 +50,32 @@ def read_posts_file(data: bytes, *, filename: str = "") -> tuple[list, list[Impo
     posts, problems = parse_posts_jsonl(text) if is_jsonl else parse_posts_csv(text)
     seen: dict[str, int] = {}
     for post in posts:
-        digest = sha256_text(post.text)
-        if digest in seen:
+        if post.digest in seen:
             problems.append(ImportProblem(post.line, _("duplicate of line %(line)s (same text after cleaning)")
-                                          % {"line": seen[digest]}))
+                                          % {"line": seen[post.digest]}))
         else:
-            seen[digest] = post.line
+            seen[post.digest] = post.line
+    if not problems:
+        _mask_personal_data(posts)
     return posts, problems, encoding, seen
+
+
+def _mask_personal_data(posts: list) -> None:
+    """Personal data masked before anything is stored (publication/personal_data.py): each post's
+    text becomes what annotators see; raw_text keeps the original for researchers."""
+    for post in posts:
+        result = _masked(post.raw_text)
+        post.text, post.personal_data, post.findings = result.text, result.counts, len(result.findings)
+
+
+def _masked(raw: str):
+    from publication.personal_data_ner import RecogniserUnavailable
+    from publication.personal_data_services import mask_for_import
+
+    try:
+        return mask_for_import(raw)
+    except RecogniserUnavailable as exc:
+        raise ImportFailed([ImportProblem(0, str(exc))]) from exc
 
 
 def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
@@ -65,7 +86,7 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
         Post.objects.filter(text_sha256__in=list(seen)).values_list("text_sha256", flat=True)
     ) if seen else set()
     for post in posts:
-        if sha256_text(post.text) in existing and seen.get(sha256_text(post.text)) == post.line:
+        if post.digest in existing and seen.get(post.digest) == post.line:
             problems.append(ImportProblem(post.line, _("duplicate of a post already in the database")))
     ids = [p.external_id for p in posts if p.external_id]
     if ids:
@@ -88,10 +109,11 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
             if batch.is_locked:
                 raise ImportFailed([ImportProblem(0, _("batch %(name)r is locked; choose another batch") % {"name": batch_name})])
         created = Post.objects.bulk_create(
-            [Post(external_id=p.external_id, text=p.text, text_sha256=sha256_text(p.text), raw_text=p.raw_text,
+            [Post(external_id=p.external_id, text=p.text, text_sha256=p.digest, raw_text=p.raw_text,
                   batch=batch) for p in posts],
             batch_size=2000,
         )
+        personal_data_record(scans=[(obj.pk, p.personal_data or {}, p.findings) for obj, p in zip(created, posts)])
         labelled = 0
         if with_labels:
             FinalLabel.objects.bulk_create(
@@ -130,8 +152,10 @@ def import_judgments(data: bytes, *, create_missing_posts: bool = False) -> dict
         created_posts = 0
         for r in rows:
             if r.post_key not in posts:  # only with create_missing_posts: the user asked for it
-                posts[r.post_key] = Post.objects.create(external_id=r.post_key, text=r.post_key, raw_text=r.post_key,
+                masked = _masked(r.post_key)
+                posts[r.post_key] = Post.objects.create(external_id=r.post_key, text=masked.text, raw_text=r.post_key,
                                                         text_sha256=sha256_text(r.post_key))
+                personal_data_record(scans=[(posts[r.post_key].pk, masked.counts, len(masked.findings))])
                 created_posts += 1
         existing = set(Judgment.objects.filter(post__in=posts.values(), annotator__in=users.values())
                        .values_list("post_id", "annotator_id"))

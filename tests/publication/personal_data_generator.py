@@ -59,12 +59,12 @@ CHINESE_DIGITS = str.maketrans("0123456789", "〇一二三四五六七八九")
 HARD_SHARE = 0.15  # how often a planted value is written the hard way (some of those ways no rule finds)
 
 
-def make_value(kind: str, rng: random.Random) -> tuple[str, str, str]:
+def make_value(kind: str, rng: random.Random, hard_share: float = HARD_SHARE) -> tuple[str, str, str]:
     """(text before the value, the value, text after) for one planted item of `kind`: mostly as
     people usually write it, sometimes (HARD_SHARE) in a harder way: full-width digits, Chinese
     numerals, the cue after the value, spaced-out digits, an obfuscated cue, lower-case letters."""
     before, value, after = _make_plain(kind, rng)
-    if rng.random() >= HARD_SHARE:
+    if rng.random() >= hard_share:
         return before, value, after
     if kind in ("mobile", "id_card", "email", "mention"):
         return before, value.translate(FULLWIDTH), after
@@ -158,9 +158,11 @@ def ordinary_number(rng: random.Random) -> str:
     ])
 
 
-def generate_posts(n: int, *, seed: int = 0, planted_share: float = 0.6) -> list[GeneratedPost]:
+def generate_posts(n: int, *, seed: int = 0, planted_share: float = 0.6,
+                   hard_share: float = HARD_SHARE) -> list[GeneratedPost]:
     """`n` posts; about `planted_share` of them carry 1-3 planted values (every kind in turn, so each
-    kind appears about equally often), all carry 1-3 ordinary numbers, some a look-alike."""
+    kind appears about equally often; `hard_share` of them written the hard way), all carry 1-3
+    ordinary numbers, some a look-alike."""
     rng = random.Random(seed)
     posts = []
     turn = 0
@@ -178,7 +180,7 @@ def generate_posts(n: int, *, seed: int = 0, planted_share: float = 0.6) -> list
             for _ in range(rng.randint(1, 3)):
                 kind = PLANTED_KINDS[turn % len(PLANTED_KINDS)]
                 turn += 1
-                before, value, after = make_value(kind, rng)
+                before, value, after = make_value(kind, rng, hard_share)
                 pieces += [("，" + before, None), (value, kind), (after, None)]
         pieces.append((rng.choice(CLOSERS) + f"（{i}）", None))
         text = ""
