@@ -1,8 +1,6 @@
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from .blindness import HideFromTwoRolesAdmin
-
 from .models import (
     AgreementReport,
     AnnotatorProfile,
@@ -17,10 +15,12 @@ from .models import (
 )
 from .releases import admin as releases_admin  # noqa: F401  (registers ReleaseAdmin)
 from .quality import admin as quality_admin  # noqa: F401  (registers gold, qualification, aggregation)
+from .visibility import VisibleRowsAdmin
 
 
 @admin.register(Post)
-class PostAdmin(admin.ModelAdmin):
+class PostAdmin(VisibleRowsAdmin):
+    visibility_post_field = "pk"  # its C-I-S tags are labels too
     list_display = ("id", "external_id", "short_text", "batch", "tone", "identity", "stance")
     list_filter = ("batch",)
     search_fields = ("text", "external_id")
@@ -73,7 +73,8 @@ class RevisionInline(admin.TabularInline):
 
 
 @admin.register(Judgment)
-class JudgmentAdmin(HideFromTwoRolesAdmin):
+class JudgmentAdmin(VisibleRowsAdmin):
+    visibility_gold_field = "gold"
     list_display = ("id", "post", "annotator", "explicit", "implicit", "emotional", "flagged", "updated_at")
     list_filter = ("flagged", "post__batch")
     list_select_related = ("post", "annotator")
@@ -82,7 +83,7 @@ class JudgmentAdmin(HideFromTwoRolesAdmin):
 
 
 @admin.register(FinalLabel)
-class FinalLabelAdmin(HideFromTwoRolesAdmin):
+class FinalLabelAdmin(VisibleRowsAdmin):
     list_display = ("post", "explicit", "implicit", "emotional", "provenance", "adjudicator", "updated_at")
     list_filter = ("provenance",)
     list_select_related = ("post", "adjudicator")
@@ -90,7 +91,13 @@ class FinalLabelAdmin(HideFromTwoRolesAdmin):
 
 admin.site.register(Guideline)
 admin.site.register(AnnotatorProfile)
-admin.site.register(Assignment)
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(VisibleRowsAdmin):
+    list_display = ("id", "post", "annotator", "status", "gold_batch", "assigned_at", "completed_at")
+    list_select_related = ("post", "annotator", "gold_batch")
+    visibility_gold_field = "gold_batch"
 
 
 admin.site.register(WorkbenchSettings)

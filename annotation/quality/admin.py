@@ -9,11 +9,12 @@ from django.utils.translation import gettext_lazy as _
 from core.errors import DomainError
 
 from ..models import DIMENSIONS, AggregationRun, BatchQuality, GoldItem, QualificationAnswer, QualificationAttempt
+from ..visibility import GoldAdmin
 from .services import qualification_reset
 
 
 @admin.register(GoldItem)
-class GoldItemAdmin(admin.ModelAdmin):
+class GoldItemAdmin(GoldAdmin):
     list_display = ("post", "explicit", "implicit", "emotional", "source", "release", "active", "created_at")
     list_filter = ("source", "active")
     list_select_related = ("post", "release")
@@ -52,7 +53,7 @@ class BatchQualityForm(forms.ModelForm):
 
 
 @admin.register(BatchQuality)
-class BatchQualityAdmin(admin.ModelAdmin):
+class BatchQualityAdmin(GoldAdmin):
     form = BatchQualityForm
     list_display = ("batch", "gold_rate", "qualification_required", "pass_max_mae_explicit", "pass_max_mae_implicit",
                     "pass_max_mae_emotional")
@@ -70,7 +71,7 @@ class AnswerInline(admin.TabularInline):
 
 
 @admin.register(QualificationAttempt)
-class QualificationAttemptAdmin(admin.ModelAdmin):
+class QualificationAttemptAdmin(GoldAdmin):
     """Every attempt is kept: read-only, never deleted; a failed one can be reset."""
 
     list_display = ("annotator", "batch", "number", "passed", "submitted_at", "reset_at", "reset_by")

@@ -19,9 +19,9 @@ from core.errors import DomainError, NotFound
 from core.permissions import IsAnnotator, IsResearcher
 
 from ..adjudication.rounding import round_half_up
-from ..blindness import GOLD_HIDDEN_MESSAGE, gold_hidden_from
 from ..assignment.selectors import batch_for_annotator
 from ..models import DIMENSIONS, Batch
+from ..visibility import GOLD_HIDDEN_MESSAGE, gold_hidden_from
 from . import selectors, services
 from .serializers import (
     AggregateOut,
@@ -186,6 +186,12 @@ class BatchQualityApi(APIView):
 
     permission_classes = [IsResearcher]
 
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        # Its qualification set lists gold posts, and its errors name posts that are not gold.
+        if gold_hidden_from(request.user):
+            raise PermissionDenied(GOLD_HIDDEN_MESSAGE)
+
     @extend_schema(responses=BatchQualityIo)
     def get(self, request, batch_id: int):
         batch = Batch.objects.filter(pk=batch_id).first()
@@ -256,7 +262,7 @@ class AggregateListApi(APIView):
         limit, offset = _limit_offset(request)
         disagreeing = request.query_params.get("disagreeing", "").lower() in ("1", "true", "yes")
         rows = []
-        for label in selectors.aggregate_rows(disagreeing_only=disagreeing)[offset:offset + limit]:
+        for label in selectors.aggregate_rows(viewer=request.user, disagreeing_only=disagreeing)[offset:offset + limit]:
             means = {d: None if getattr(label, f"{d}_mean") is None else round_half_up(getattr(label, f"{d}_mean"))
                      for d in DIMENSIONS}
             aggregate = label.scores()

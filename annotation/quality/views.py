@@ -8,7 +8,6 @@ import math
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -18,7 +17,7 @@ from core.errors import DomainError, NotFound, QueueUnavailable
 from core.permissions import Role, require_role
 
 from ..assignment.selectors import batch_for_annotator
-from ..blindness import GOLD_HIDDEN_MESSAGE, gold_hidden_from
+from ..visibility import ensure_gold_visible, gold_hidden_from
 from ..models import DIMENSIONS
 from . import figures, selectors, services
 from .forms import (
@@ -67,8 +66,8 @@ def annotator(request, annotator_id: int):
         "person": user, "row": row, "stored": stored,
         "figures": figures.annotator(stored.report, annotator_id) if row else {}, "dims": DIMENSIONS,
         "since": since, "until": until,
-        "judgments": selectors.annotator_judgments(annotator_id=annotator_id, since=since, until=until,
-                                                   limit=JUDGMENTS_SHOWN),
+        "judgments": selectors.annotator_judgments(viewer=request.user, annotator_id=annotator_id, since=since,
+                                                   until=until, limit=JUDGMENTS_SHOWN),
         "show_gold": not gold_hidden_from(request.user),
         "attempts": list(selectors.qualification_attempts(annotator_id=annotator_id).prefetch_related(
             "answers__gold_item__post"))})
@@ -111,8 +110,7 @@ def aggregation_request(request):
 def gold(request):
     """Gold items, and the three ways to mark them."""
     require_role(request, Role.RESEARCHER)
-    if gold_hidden_from(request.user):
-        raise PermissionDenied(GOLD_HIDDEN_MESSAGE)
+    ensure_gold_visible(request.user)
     forms = {"adjudicated": GoldFromAdjudicatedForm(prefix="adj"), "release": GoldFromReleaseForm(prefix="rel"),
              "upload": GoldUploadForm(prefix="up")}
     problems = []

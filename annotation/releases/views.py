@@ -13,11 +13,11 @@ from django.utils.translation import gettext as _
 from core.errors import DomainError, NotFound
 from core.permissions import Role, require_role
 
-from ..blindness import GOLD_HIDDEN_MESSAGE, RELEASE_HIDDEN_MESSAGE, gold_hidden_from, release_file_reveals_hidden
 from ..quality.selectors import GOLD_FILE
+from ..visibility import file_refusal, gold_file_refusal
 from .files import RELEASE_FILES
 from .forms import PublishForm
-from .selectors import ReleaseFileDamaged, release_file_bytes, release_get, release_rows, releases_recent
+from .selectors import ReleaseFileDamaged, release_file_bytes, release_get, releases_recent
 from .services import ReleaseUnchanged, release_publish
 
 
@@ -54,9 +54,9 @@ def release_file(request, number: int, name: str):
         raise Http404(_("No such release file."))
     except ReleaseFileDamaged as exc:
         return HttpResponse(str(exc), status=409, content_type="text/plain; charset=utf-8")
-    if name == GOLD_FILE and gold_hidden_from(request.user):
-        raise PermissionDenied(GOLD_HIDDEN_MESSAGE)
-    if release_file_reveals_hidden(request.user, name=name, data=data,
-                                   release_keys=lambda: [row["id"] for row in release_rows(release)]):
-        raise PermissionDenied(RELEASE_HIDDEN_MESSAGE)
+    # The visibility policy decides by what the file holds (annotation/visibility); gold.csv is also
+    # a list of gold items, which nobody who annotates may see.
+    refusal = (gold_file_refusal(request.user) if name == GOLD_FILE else None) or file_refusal(request.user, data)
+    if refusal:
+        raise PermissionDenied(refusal)
     return FileResponse(io.BytesIO(data), as_attachment=True, filename=f"release-{number}-{name}")

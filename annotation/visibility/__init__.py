@@ -1,0 +1,179 @@
+"""The visibility policy: the one place that decides what a person may see of posts' judgments and of
+everything made from them, and of gold items. Every page, API route, figure, download and admin view
+of judgments, final labels, aggregate labels, predictions and gold asks here (issue 20).
+
+Two rules.
+1. Blindness. While a batch is open, someone who annotates it sees no judgment of one of its posts
+   that they have not judged themselves, nor anything made from those judgments (spans, notes, final
+   and aggregate labels, release rows, predictions). Such a post is *hidden* from them.
+2. Gold identity. Gold items are the answers annotators are measured against, so nobody who
+   annotates is told which posts are gold: no list of gold items, no gold label, no mark on a
+   judgment, no answer to a gold item among other people's judgments, no error naming posts that are
+   not gold.
+
+The API (small on purpose; docs/decisions.md "One visibility policy"):
+- `hidden_posts(user)`: the posts hidden from `user` (a queryset; none for a non-annotator).
+- `visible_to(user, queryset, post_field="post")`: the queryset less its rows about hidden posts -
+  the selector every listing of judgment-derived rows goes through ("pk" for a queryset of posts).
+- `judgments_visible_to(user, queryset)`: `visible_to` for judgments (or rows with a `gold` flag
+  and a post), and without answers to gold items when gold is hidden from the user.
+- `is_hidden(user, post_id)`, `ensure_visible(user, post_id)` (403 with the reason): one post.
+- `gold_hidden_from(user)`, `ensure_gold_visible(user)` (403): gold identity.
+- `file_refusal(user, data)`: None when the file's bytes may be served to `user`, else the reason.
+  Decided by what the file holds (annotation/visibility/files.py reads Parquet, JSON, JSON Lines,
+  CSV and text), never by its name; a file the reader cannot read is refused to anyone with a
+  hidden post (fail closed). `gold_file_refusal(user)` for a file that lists gold items.
+- `VisibleRowsAdmin`, `GoldAdmin`: ModelAdmin bases for judgment-derived rows and for gold.
+"""
+from __future__ import annotations
+
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q, QuerySet
+from django.utils.translation import gettext_lazy as _
+
+from core.permissions import Role, user_has_role
+
+from ..models import Batch, Judgment, Post
+from .files import read_contents
+
+HIDDEN_MESSAGE = _("This post is still waiting in your annotation queue (its batch is open and you have not "
+                  "judged it), so its judgments, labels and predictions stay hidden from you until you judge it "
+                  "or the batch is locked.")
+RELEASE_HIDDEN_MESSAGE = _("This file holds judgments or labels of posts still waiting in your annotation queue "
+                          "(their batch is open and you have not judged them). It can be downloaded once you "
+                          "have judged them or the batch is locked.")
+UNREADABLE_FILE_MESSAGE = _("This file cannot be checked for posts still waiting in your annotation queue, so it "
+                            "is not served to you while you have posts waiting in an open batch.")
+GOLD_HIDDEN_MESSAGE = _("Gold labels are the answers annotators are measured against, so they are not shown to "
+                        "anyone who also annotates.")
+
+
+# --- Rule 1: blindness ---------------------------------------------------------------------------
+
+def hidden_posts(user) -> QuerySet[Post]:
+    """Posts whose judgments `user` may not see yet: in an open batch they annotate, not judged by them."""
+    if not user_has_role(user, Role.ANNOTATOR):
+        return Post.objects.none()
+    pools = Batch.objects.filter(locked_at__isnull=True).filter(Q(annotators=user) | Q(annotators__isnull=True))
+    return Post.objects.filter(batch__in=pools.values("pk")).exclude(
+        pk__in=Judgment.objects.filter(annotator=user).values("post_id"))
+
+
+def visible_to(user, queryset: QuerySet, *, post_field: str = "post") -> QuerySet:
+    """`queryset` less the rows about posts hidden from `user` (`post_field` leads to the post;
+    "pk" when the queryset is of posts). No extra query for someone who is not an annotator."""
+    if not user_has_role(user, Role.ANNOTATOR):
+        return queryset
+    return queryset.exclude(**{f"{post_field}__in": hidden_posts(user).values("pk")})
+
+
+def judgments_visible_to(user, queryset: QuerySet, *, post_field: str = "post") -> QuerySet:
+    """Judgments (or any rows with a `gold` flag) `user` may see: none about a hidden post, and no
+    answer to a gold item when gold is hidden from them (such an answer would mark its post gold)."""
+    queryset = visible_to(user, queryset, post_field=post_field)
+    return queryset.filter(gold=False) if gold_hidden_from(user) else queryset
+
+
+def is_hidden(user, post_id: int) -> bool:
+    return user_has_role(user, Role.ANNOTATOR) and hidden_posts(user).filter(pk=post_id).exists()
+
+
+def ensure_visible(user, post_id: int) -> None:
+    """For page views: 403 with the reason when the post is hidden from `user`."""
+    if is_hidden(user, post_id):
+        raise PermissionDenied(HIDDEN_MESSAGE)
+
+
+def file_refusal(user, data: bytes) -> str | None:
+    """None when a downloadable file (its verified bytes) may be served to `user`; otherwise why not.
+    Refused: a file that names a hidden post by its release key or holds its text, and a file whose
+    format the reader does not know while the user has any hidden post."""
+    if not user_has_role(user, Role.ANNOTATOR):
+        return None
+    from ..releases.files import post_key
+
+    hidden = list(hidden_posts(user).values_list("external_id", "text_sha256", "text"))
+    if not hidden:
+        return None
+    contents = read_contents(data)
+    if contents is None:
+        return str(UNREADABLE_FILE_MESSAGE)
+    if contents.mentions(keys={post_key(ext, sha) for ext, sha, _text in hidden}, texts={t for *_k, t in hidden}):
+        return str(RELEASE_HIDDEN_MESSAGE)
+    return None
+
+
+# --- Rule 2: gold identity -----------------------------------------------------------------------
+
+def gold_hidden_from(user) -> bool:
+    """Whether gold identity is hidden from `user`: from everyone who annotates, whatever else they are."""
+    return user_has_role(user, Role.ANNOTATOR)
+
+
+def ensure_gold_visible(user) -> None:
+    if gold_hidden_from(user):
+        raise PermissionDenied(GOLD_HIDDEN_MESSAGE)
+
+
+def gold_file_refusal(user) -> str | None:
+    """For a file that lists gold items (a release's gold.csv): None, or why it is refused."""
+    return str(GOLD_HIDDEN_MESSAGE) if gold_hidden_from(user) else None
+
+
+# --- The admin -----------------------------------------------------------------------------------
+
+class VisibleRowsAdmin(admin.ModelAdmin):
+    """Admin lists and pages of judgment-derived rows (or of posts: `visibility_post_field = "pk"`)
+    leave out rows about posts hidden from the viewer. With `visibility_gold_field` (a boolean such
+    as Judgment.gold, or a foreign key such as Assignment.gold_batch, set on rows that are answers
+    to gold items), a viewer from whom gold is hidden gets neither those rows nor that field."""
+
+    visibility_post_field = "post"
+    visibility_gold_field: str | None = None
+
+    def _hides_gold(self, request) -> bool:
+        return self.visibility_gold_field is not None and gold_hidden_from(request.user)
+
+    def get_queryset(self, request):
+        qs = visible_to(request.user, super().get_queryset(request), post_field=self.visibility_post_field)
+        if self._hides_gold(request):
+            field = self.model._meta.get_field(self.visibility_gold_field)
+            qs = qs.filter(**({f"{field.name}__isnull": True} if field.is_relation else {field.name: False}))
+        return qs
+
+    def get_exclude(self, request, obj=None):
+        exclude = list(super().get_exclude(request, obj) or [])
+        return [*exclude, self.visibility_gold_field] if self._hides_gold(request) else exclude
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        return [f for f in fields if f != self.visibility_gold_field] if self._hides_gold(request) else fields
+
+    def get_list_display(self, request):
+        fields = list(super().get_list_display(request))
+        return [f for f in fields if f != self.visibility_gold_field] if self._hides_gold(request) else fields
+
+    def get_list_filter(self, request):
+        fields = list(super().get_list_filter(request))
+        return [f for f in fields if f != self.visibility_gold_field] if self._hides_gold(request) else fields
+
+
+class GoldAdmin(admin.ModelAdmin):
+    """Admin of gold itself (gold items, qualification sets and answers): not there at all for
+    someone who annotates, superusers included."""
+
+    def has_module_permission(self, request):
+        return not gold_hidden_from(request.user) and super().has_module_permission(request)
+
+    def has_view_permission(self, request, obj=None):
+        return not gold_hidden_from(request.user) and super().has_view_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return not gold_hidden_from(request.user) and super().has_change_permission(request, obj)
+
+    def has_add_permission(self, request, *args):
+        return not gold_hidden_from(request.user) and super().has_add_permission(request, *args)
+
+    def has_delete_permission(self, request, obj=None):
+        return not gold_hidden_from(request.user) and super().has_delete_permission(request, obj)
