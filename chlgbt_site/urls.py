@@ -10,6 +10,7 @@ from annotation import views as annotation_views
 from annotation.auth_views import ThrottledLoginView
 from annotation.urls import api_urlpatterns as annotation_api
 from modeling.urls import api_urlpatterns as modeling_api
+from wellbeing.urls import api_urlpatterns as wellbeing_api
 
 admin.site.site_header = _("ChLGBT Workbench administration")
 admin.site.site_title = _("ChLGBT Workbench")
@@ -26,7 +27,8 @@ urlpatterns = [
     path("", include("annotation.review_urls")),
     path("", include("modeling.urls")),
     path("", include("calibration.urls")),
-    path("api/", include((annotation_api + modeling_api, "api"))),
+    path("", include("wellbeing.urls")),
+    path("api/", include((annotation_api + modeling_api + wellbeing_api, "api"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 

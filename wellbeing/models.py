@@ -45,7 +45,8 @@ class BatchWellbeing(models.Model):
                                     help_text=_("Optional: support resources offered with the break."))
     daily_cap = models.PositiveSmallIntegerField(
         verbose_name=_("daily cap"), null=True, blank=True, validators=[MinValueValidator(1)],
-        help_text=_("Optional: the most posts one annotator scores in this batch per day (UTC)."))
+        help_text=_("Optional: once an annotator has scored this many posts in a day (UTC, all batches counted), "
+                    "this batch serves them nothing more that day."))
     updated_at = models.DateTimeField(verbose_name=_("updated at"), auto_now=True)
 
     class Meta:

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from core.errors import NotFound
 from core.permissions import IsAnnotator
+from wellbeing.api import QueueGate, capped, paused_item
 
 from . import selectors, services
 from .serializers import (
@@ -58,21 +59,25 @@ class BatchListApi(APIView):
 class QueueNextApi(APIView):
     """POST: claiming a post is a write (it holds one of the post's k slots), so it is never a GET."""
 
-    permission_classes = [IsAnnotator]
+    permission_classes = [IsAnnotator, QueueGate]  # QueueGate: the batch's content notice, the daily cap
 
     @extend_schema(request=None, responses=QueueItemOut)
     def post(self, request, batch_id: int):
+        if capped(request):
+            return Response(QueueItemOut(paused_item(request.user, batch_id)).data)
         return Response(QueueItemOut(_next_item(request.user, batch_id)).data)
 
 
 class QueueSkipApi(APIView):
-    permission_classes = [IsAnnotator]
+    permission_classes = [IsAnnotator, QueueGate]
 
     @extend_schema(request=SkipIn, responses=QueueItemOut)
     def post(self, request, batch_id: int):
         data = SkipIn(data=request.data)
         data.is_valid(raise_exception=True)
         services.assignment_skip(annotator=request.user, claim_id=data.validated_data["item"])
+        if capped(request):
+            return Response(QueueItemOut(paused_item(request.user, batch_id)).data)
         return Response(QueueItemOut(_next_item(request.user, batch_id)).data)
 
 
@@ -80,7 +85,7 @@ class QueueSubmitApi(APIView):
     """One scoring step in one request: submit the judgment, get the next item back (the annotator
     page uses this; POST judgments/ then POST next/ still work)."""
 
-    permission_classes = [IsAnnotator]
+    permission_classes = [IsAnnotator, QueueGate]
 
     @extend_schema(request=JudgmentSubmitIn, responses={201: SubmitAndNextOut})
     def post(self, request, batch_id: int):
@@ -88,6 +93,15 @@ class QueueSubmitApi(APIView):
         data.is_valid(raise_exception=True)
         v = data.validated_data
         scores = scores_of(v)
+        if capped(request, scored_now=1):  # this post reaches the day's cap: submit it, claim nothing
+            try:
+                judgment = services.judgment_submit(annotator=request.user, claim_id=v["item"], scores=scores,
+                                                    seconds_spent=v["seconds_spent"], note=v["note"],
+                                                    flagged=v["flagged"])
+            except services.PostTaken as exc:
+                return _taken(exc, v)
+            out = {"judgment": judgment, "next": paused_item(request.user, batch_id)}
+            return Response(SubmitAndNextOut(out).data, status=status.HTTP_201_CREATED)
         try:
             judgment, assignment = services.judgment_submit_and_next(
                 annotator=request.user, batch_id=batch_id, claim_id=v["item"], scores=scores,

@@ -78,6 +78,9 @@ class QueueItemOut(serializers.Serializer):
     batch_locked = serializers.BooleanField()
     progress = ProgressOut()
     guideline_version = serializers.IntegerField(allow_null=True)
+    pause = serializers.CharField(allow_null=True, required=False, default=None,
+                                  help_text="Why no item is served although the batch has some: daily_cap (the "
+                                            "batch's daily cap is reached; wellbeing/).")
 
 
 class SubmitAndNextOut(serializers.Serializer):

@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 
 from core.errors import NotFound
 from core.permissions import Role, require_role
+from wellbeing import selectors as wellbeing
 
 from ..models import DIMENSIONS
 from ..quality.selectors import qualification_state
@@ -35,7 +36,10 @@ def annotate(request, batch_id: int):
         raise Http404(_("No such batch in your queue."))
     if not qualification_state(annotator=request.user, batch=batch).queue_open:
         return redirect("annotation:qualification", batch.pk)  # the batch starts with a qualification round
-    return render(request, "annotation/annotate.html", {"batch": batch, "guideline": guideline_current()})
+    if wellbeing.notice_pending(annotator=request.user, batch_id=batch.pk):
+        return redirect("wellbeing:notice", batch.pk)  # the batch's content notice, accepted once, first
+    return render(request, "annotation/annotate.html", {"batch": batch, "guideline": guideline_current(),
+                                                        "pacing": wellbeing.pacing(batch.pk)})
 
 
 @login_required

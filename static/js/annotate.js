@@ -7,7 +7,31 @@
   const el = (id) => document.getElementById(id);
   // gettext / interpolate come from Django's JavaScript catalogue (base.html loads it).
   const LABELS = { explicit: gettext("Explicit bias"), implicit: gettext("Implicit bias"), emotional: gettext("Emotional intensity") };
-  const state = { item: null, scores: {}, focus: 0, shownAt: performance.now(), history: [], historyIndex: -1, judgmentId: null, taken: false };
+  const state = { item: null, scores: {}, focus: 0, shownAt: performance.now(), history: [], historyIndex: -1, judgmentId: null, taken: false, pause: null };
+
+  // Wellbeing pacing (wellbeing/): a break is offered after N posts or M minutes in a row. The streak
+  // survives a reload (sessionStorage) and ends by itself after IDLE_MS without a post (a break taken).
+  const PACE = { posts: Number(app.dataset.breakPosts) || 25, minutes: Number(app.dataset.breakMinutes) || 40 };
+  const IDLE_MS = 10 * 60 * 1000;
+  const STREAK_KEY = "wellbeing-streak-" + app.dataset.batch;
+  function loadStreak() { try { return JSON.parse(sessionStorage.getItem(STREAK_KEY)) || null; } catch (e) { return null; } }
+  function saveStreak(s) { try { sessionStorage.setItem(STREAK_KEY, JSON.stringify(s)); } catch (e) { /* private mode */ } }
+  function streakNow() {
+    const now = Date.now();
+    let s = loadStreak();
+    if (!s || now - s.lastAt > IDLE_MS) s = { count: 0, startedAt: now, lastAt: now };
+    return s;
+  }
+  // One more post read (scored or set aside): offer a break when the streak is long enough.
+  function countPost() {
+    const s = streakNow(); const now = Date.now();
+    s.count += 1; s.lastAt = now; saveStreak(s);
+    if (s.count >= PACE.posts || now - s.startedAt >= PACE.minutes * 60000) offerBreak();
+  }
+  function resetStreak() { const now = Date.now(); saveStreak({ count: 0, startedAt: now, lastAt: now }); }
+  function offerBreak() { state.pause = "offer"; el("break").hidden = false; el("scores").hidden = true; el("break-take").focus(); }
+  function takeBreak() { resetStreak(); state.pause = "break"; el("break").hidden = true; el("on-break").hidden = false; el("break-resume").focus(); }
+  function keepGoing() { resetStreak(); state.pause = null; el("break").hidden = true; el("on-break").hidden = true; showItem(state.item); }
 
   DIMS.forEach((dim) => {
     const box = document.querySelector(`fieldset[data-dim=${dim}] .choices`);
@@ -62,10 +86,12 @@
     el("flag").checked = false; el("note").value = "";
     showProgress(item.progress);
     if (item.item === null) {
-      el("post-text").textContent = item.batch_locked ? gettext("This batch is locked.") : gettext("Nothing left in this batch — thank you!");
+      el("post-text").textContent = item.batch_locked ? gettext("This batch is locked.")
+        : item.pause === "daily_cap" ? interpolate(gettext("You have scored today's limit of %(cap)s posts. Thank you — please come back tomorrow."), { cap: app.dataset.dailyCap }, true)
+        : gettext("Nothing left in this batch — thank you!");
       el("scores").hidden = true;
     } else {
-      el("post-text").textContent = item.text; el("scores").hidden = false;
+      el("post-text").textContent = item.text; el("scores").hidden = Boolean(state.pause);
     }
     render();
   }
@@ -113,6 +139,7 @@
         // One request per scoring step: the answer carries the saved judgment and the next item.
         const step = await api(app.dataset.submit, "POST", { item: state.item.item, ...body });
         state.history.push(step.judgment); state.historyIndex = -1; showItem(step.next); status(gettext("Saved."));
+        countPost();
       }
     } catch (e) {
       if (e.status === 409 && e.data && e.data.entered) showTaken(e.data); else status(e.message, true);
@@ -122,6 +149,16 @@
   async function skip() {
     if (state.judgmentId || !state.item || state.item.item === null) return;
     try { showItem(await api(app.dataset.skip, "POST", { item: state.item.item })); status(gettext("Skipped.")); } catch (e) { status(e.message, true); }
+  }
+
+  // "Too distressing to score": the post goes back to the pool for others and is never shown again here.
+  async function setAside() {
+    if (state.judgmentId || !state.item || state.item.item === null) return;
+    try {
+      showItem(await api(app.dataset.setAside, "POST", { item: state.item.item }));
+      status(gettext("Set aside: it goes to someone else and does not count against you."));
+      countPost();
+    } catch (e) { status(e.message, true); }
   }
 
   async function back() {
@@ -139,9 +176,15 @@
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const k = ev.key;
     if (state.taken) { if (k === "Enter") { leaveTaken(); ev.preventDefault(); } return; }
+    if (state.pause === "offer") {
+      if (k === "b" || k === "B") { takeBreak(); ev.preventDefault(); } else if (k === "k" || k === "K") { keepGoing(); ev.preventDefault(); }
+      return;
+    }
+    if (state.pause === "break") { if (k === "Enter") { keepGoing(); ev.preventDefault(); } return; }
     if (k >= "1" && k <= "5") { setScore(state.focus, Number(k)); ev.preventDefault(); }
     else if (k === "Enter") { submit(); ev.preventDefault(); }
     else if (k === "s" || k === "S") { skip(); ev.preventDefault(); }
+    else if (k === "d" || k === "D") { setAside(); ev.preventDefault(); }
     else if (k === "f" || k === "F") { el("flag").checked = !el("flag").checked; ev.preventDefault(); }
     else if (k === "n" || k === "N") { el("note").focus(); ev.preventDefault(); }
     else if (k === "Backspace" || k === "ArrowLeft") { back(); ev.preventDefault(); }
@@ -151,6 +194,10 @@
   });
   el("scores").addEventListener("submit", (ev) => { ev.preventDefault(); submit(); });
   el("skip").addEventListener("click", skip);
+  el("set-aside").addEventListener("click", setAside);
+  el("break-take").addEventListener("click", takeBreak);
+  el("break-continue").addEventListener("click", keepGoing);
+  el("break-resume").addEventListener("click", keepGoing);
   el("back").addEventListener("click", back);
   el("taken-next").addEventListener("click", leaveTaken);
   loadNext();

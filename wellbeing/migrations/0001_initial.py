@@ -27,7 +27,7 @@ class Migration(migrations.Migration):
                 ('break_message_en', models.TextField(blank=True, help_text="Empty: the workbench's default message.", verbose_name='break message (English)')),
                 ('break_message_zh', models.TextField(blank=True, help_text="Empty: the workbench's default message.", verbose_name='break message (Chinese)')),
                 ('resources_url', models.URLField(blank=True, help_text='Optional: support resources offered with the break.', verbose_name='resources link')),
-                ('daily_cap', models.PositiveSmallIntegerField(blank=True, help_text='Optional: the most posts one annotator scores in this batch per day (UTC).', null=True, validators=[django.core.validators.MinValueValidator(1)], verbose_name='daily cap')),
+                ('daily_cap', models.PositiveSmallIntegerField(blank=True, help_text='Optional: once an annotator has scored this many posts in a day (UTC, all batches counted), this batch serves them nothing more that day.', null=True, validators=[django.core.validators.MinValueValidator(1)], verbose_name='daily cap')),
                 ('updated_at', models.DateTimeField(auto_now=True, verbose_name='updated at')),
                 ('batch', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='wellbeing', to='annotation.batch', verbose_name='batch')),
             ],
