@@ -26,6 +26,13 @@ class PostAdmin(VisibleRowsAdmin):
     search_fields = ("text", "external_id")
     readonly_fields = ("text_sha256", "raw_text", "created_at")
 
+    def get_fields(self, request, obj=None):
+        """The raw text keeps the personal data the text has masked: researchers only (issue 21)."""
+        from core.permissions import Role, user_has_role
+
+        fields = super().get_fields(request, obj)
+        return fields if user_has_role(request.user, Role.RESEARCHER) else [f for f in fields if f != "raw_text"]
+
     @admin.display(description=_("text"))
     def short_text(self, obj):
         return obj.text[:60]
@@ -33,7 +40,8 @@ class PostAdmin(VisibleRowsAdmin):
 
 @admin.register(Batch)
 class BatchAdmin(admin.ModelAdmin):
-    list_display = ("name", "annotators_per_post", "posts", "judgments", "progress", "locked_at", "created_at")
+    list_display = ("name", "annotators_per_post", "posts", "judgments", "progress", "personal_data", "locked_at",
+                    "created_at")
     filter_horizontal = ("annotators",)
     actions = ["lock"]
 
@@ -56,6 +64,13 @@ class BatchAdmin(admin.ModelAdmin):
     def progress(self, obj):
         wanted = obj.n_posts * obj.annotators_per_post
         return f"{100 * obj.n_judgments / wanted:.0f}%" if wanted else "–"
+
+    @admin.display(description=_("personal data"))
+    def personal_data(self, obj):
+        from django.urls import reverse
+        from django.utils.html import format_html
+
+        return format_html('<a href="{}">{}</a>', reverse("personal_data:batch", args=[obj.pk]), _("report"))
 
     @admin.action(description=_("Lock selected batches (judgments become final)"))
     def lock(self, request, queryset):
