@@ -55,6 +55,8 @@ class LaunchForm(forms.Form):
 
     def hyperparameters(self) -> dict:
         c = self.cleaned_data
+        if c["backbone"] == "use-m3-ft":
+            return {"epochs": c["epochs"], "batch_size": c["batch_size"]}
         if c["backbone"] in OFFLINE_BACKBONES:
             return {"C": c["C"]}
         return {"epochs": c["epochs"], "lr": c["learning_rate"], "batch_size": c["batch_size"]}

@@ -254,10 +254,32 @@ class HybridBackbone(CharNgramBackbone):
 
 
 LINEAR_BACKBONES = {b.name: b for b in (CharNgramBackbone, UseM3Backbone, HybridBackbone)}
-OFFLINE_BACKBONES = tuple(LINEAR_BACKBONES)  # need no download: what the admin offers besides a model path
+USE_M3_FT = "use-m3-ft"  # USE-m3 fine-tuned end to end in torch (use_m3_ft.py)
+# Need no download: what the admin offers besides a model path.
+OFFLINE_BACKBONES = (*LINEAR_BACKBONES, USE_M3_FT)
 
 
 # --------------------------------------------------------------------------- transformers encoder
+
+def token_weights(offsets, char_weights: Sequence[Sequence[float]]):
+    """Myopia weight per subword token: the mean weight of the characters its offsets span
+    (special and padding tokens have empty spans and weigh 0). Vectorised with prefix sums: one
+    gather per batch instead of a Python loop over tokens."""
+    import torch
+
+    offsets = torch.as_tensor(offsets, dtype=torch.long)
+    longest = max((len(w) for w in char_weights), default=0)
+    prefix = torch.zeros((len(char_weights), longest + 1), dtype=torch.float64)
+    for b, w in enumerate(char_weights):
+        if len(w):
+            prefix[b, 1:len(w) + 1] = torch.cumsum(torch.as_tensor(w, dtype=torch.float64), dim=0)
+            prefix[b, len(w) + 1:] = prefix[b, len(w)]
+    start = offsets[..., 0].clamp(0, longest)
+    end = offsets[..., 1].clamp(0, longest)
+    span = (end - start).to(torch.float64)
+    total = torch.gather(prefix, 1, end) - torch.gather(prefix, 1, start)
+    return torch.where(span > 0, total / span.clamp_min(1), torch.zeros_like(total)).to(torch.float32)
+
 
 class TransformerBackbone:
     """Fine-tunes a transformers encoder with Myopia weighted pooling (Algorithm 1) and a linear head."""
@@ -266,12 +288,19 @@ class TransformerBackbone:
 
     def __init__(self, model_name_or_path: str, epochs: int = 3, batch_size: int = 16, lr: float = 2e-5,
                  max_length: int = 128, seed: int = 0, device: str = "auto", weight_decay: float = 0.01,
-                 n_classes: int = N_CLASSES):
+                 n_classes: int = N_CLASSES, **recipe):
+        from .finetune import recipe_from
+
         self.n_classes = n_classes
         self.model_name_or_path = model_name_or_path
-        self.epochs, self.batch_size, self.lr, self.max_length = epochs, batch_size, lr, max_length
-        self.seed, self.device_pref, self.weight_decay = seed, device, weight_decay
+        self.max_length, self.seed, self.device_pref = max_length, seed, device
+        # The shared recipe (finetune.py): warmup + linear decay, clipping, bf16 on CUDA, dev split
+        # with early stopping; the head learns at its own (higher) rate.
+        self.recipe = recipe_from({"head_lr": 1e-3, **recipe, "epochs": epochs, "batch_size": batch_size, "lr": lr,
+                                   "weight_decay": weight_decay})
+        self.epochs, self.batch_size, self.lr, self.weight_decay = epochs, batch_size, lr, weight_decay
         self.device = pick_device(device)
+        self.history: dict = {}
         self._tokenizer = None
         self._encoder = None
         self._head = None
@@ -293,17 +322,11 @@ class TransformerBackbone:
         self._encoder.to(self.device)
 
     def _batch(self, items: Sequence[WeightedText]):
-        import torch
 
         enc = self._tokenizer([i.text for i in items], padding=True, truncation=True, max_length=self.max_length,
                               return_offsets_mapping=True, return_tensors="pt")
         offsets = enc.pop("offset_mapping")
-        weights = torch.zeros(offsets.shape[:2], dtype=torch.float32)
-        for b, item in enumerate(items):
-            cw = item.char_weights
-            for t, (s, e) in enumerate(offsets[b].tolist()):
-                if e > s:  # special and padding tokens have empty spans and weight 0
-                    weights[b, t] = sum(cw[s:e]) / (e - s)
+        weights = token_weights(offsets, [i.char_weights for i in items])
         return {k: v.to(self.device) for k, v in enc.items()}, weights.to(self.device)
 
     def _forward(self, items):
@@ -319,41 +342,29 @@ class TransformerBackbone:
     def fit(self, inputs, labels, progress: Progress | None = None) -> None:
         import torch
 
+        from .finetune import fine_tune
+
         torch.manual_seed(self.seed)
-        np_rng = np.random.default_rng(self.seed)
         self._load(self.model_name_or_path)
         hidden = self._encoder.config.hidden_size
         self._head = torch.nn.Linear(hidden, self.n_classes).to(self.device)
-        params = list(self._encoder.parameters()) + list(self._head.parameters())
-        optim = torch.optim.AdamW(params, lr=self.lr, weight_decay=self.weight_decay)
-        y = torch.tensor([int(v) - 1 for v in labels], dtype=torch.long)
-        n = len(inputs)
-        steps = self.epochs * math.ceil(n / self.batch_size)
-        done = 0
-        self._encoder.train()
-        for epoch in range(self.epochs):
-            order = np_rng.permutation(n)
-            for start in range(0, n, self.batch_size):
-                idx = order[start:start + self.batch_size]
-                logits = self._forward([inputs[i] for i in idx])
-                loss = torch.nn.functional.cross_entropy(logits, y[idx].to(self.device))
-                optim.zero_grad()
-                loss.backward()
-                optim.step()
-                done += 1
-                if progress:
-                    progress(f"training epoch {epoch + 1}/{self.epochs}", done, steps)
-        self._encoder.eval()
+        items = list(inputs)
+        wrapper = torch.nn.ModuleDict({"encoder": self._encoder, "head": self._head})
+        history = fine_tune(wrapper, lambda idx: self._forward([items[i] for i in idx]), labels, self.recipe,
+                            list(self._encoder.parameters()), list(self._head.parameters()), self.device, self.seed,
+                            self.n_classes, progress)
+        self.history = history.to_dict()
 
     def predict_proba(self, inputs) -> np.ndarray:
         import torch
 
         out = []
-        with torch.no_grad():
+        use_bf16 = self.recipe.bf16 and self.device == "cuda"
+        with torch.no_grad(), torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=use_bf16):
             for start in range(0, len(inputs), self.batch_size * 2):
-                logits = self._forward(list(inputs[start:start + self.batch_size * 2]))
+                logits = self._forward(list(inputs[start:start + self.batch_size * 2])).float()
                 out.append(torch.softmax(logits, dim=-1).cpu().numpy())
-        return np.concatenate(out) if out else np.zeros((0, self.n_classes))
+        return np.concatenate(out).astype(np.float64) if out else np.zeros((0, self.n_classes))
 
     def save(self, directory: Path) -> None:
         import torch
@@ -365,7 +376,9 @@ class TransformerBackbone:
         (directory / "backbone.json").write_text(json.dumps(
             {"name": self.name, "model_name_or_path": self.model_name_or_path, "epochs": self.epochs,
              "batch_size": self.batch_size, "lr": self.lr, "max_length": self.max_length, "seed": self.seed,
-             "device": self.device_pref, "weight_decay": self.weight_decay, "n_classes": self.n_classes}))
+             "device": self.device_pref, "weight_decay": self.weight_decay, "n_classes": self.n_classes,
+             **{k: v for k, v in self.recipe.to_dict().items() if k not in ("epochs", "batch_size", "lr", "weight_decay")},
+             "history": self.history}))
 
     @classmethod
     def load(cls, directory: Path, device: str = "auto") -> TransformerBackbone:
@@ -373,8 +386,10 @@ class TransformerBackbone:
 
         cfg = json.loads((directory / "backbone.json").read_text())
         cfg.pop("name")
+        history = cfg.pop("history", {})
         cfg["device"] = device
         obj = cls(**cfg)
+        obj.history = history
         obj._load(str(directory / "encoder"))
         obj._encoder.eval()
         obj._head = torch.nn.Linear(obj._encoder.config.hidden_size, obj.n_classes).to(obj.device)
@@ -383,16 +398,23 @@ class TransformerBackbone:
 
 
 NGRAM_PARAMS = ("ngram_min", "ngram_max", "min_df", "C", "class_weight", "use_weight")
-TRANSFORMER_PARAMS = ("epochs", "batch_size", "lr", "max_length", "weight_decay")
+TRANSFORMER_PARAMS = ("epochs", "batch_size", "lr", "max_length", "weight_decay", "head_lr", "warmup", "clip",
+                      "dev_fraction", "patience", "class_weight", "bf16")
 
 
 def make_backbone(spec: str, seed: int = 0, device: str = "auto", n_classes: int = N_CLASSES, **params):
-    """'char-ngram', 'use-m3', 'hybrid' (all offline) or a transformers model name / local path."""
+    """'char-ngram', 'use-m3', 'hybrid', 'use-m3-ft' (all offline) or a transformers model name / local path."""
     if spec in ("ngram", "default"):
         spec = "char-ngram"
     if spec in LINEAR_BACKBONES:
         allowed = {k: v for k, v in params.items() if k in NGRAM_PARAMS}
         return LINEAR_BACKBONES[spec](seed=seed, n_classes=n_classes, **allowed)
+    if spec == USE_M3_FT:
+        from .finetune import RECIPE_KEYS
+        from .use_m3_ft import UseM3FtBackbone
+
+        allowed = {k: v for k, v in params.items() if k in (*RECIPE_KEYS, "max_tokens")}
+        return UseM3FtBackbone(seed=seed, device=device, n_classes=n_classes, **allowed)
     allowed = {k: v for k, v in params.items() if k in TRANSFORMER_PARAMS}
     return TransformerBackbone(spec, seed=seed, device=device, n_classes=n_classes, **allowed)
 
@@ -401,4 +423,8 @@ def load_backbone(directory: Path, device: str = "auto"):
     name = json.loads((directory / "backbone.json").read_text())["name"]
     if name in LINEAR_BACKBONES:
         return CharNgramBackbone.load(directory)
+    if name == USE_M3_FT:
+        from .use_m3_ft import UseM3FtBackbone
+
+        return UseM3FtBackbone.load(directory, device=device)
     return TransformerBackbone.load(directory, device=device)

@@ -40,7 +40,7 @@ def _add_fusion_options(parser) -> None:
 
     parser.add_argument("--preset", choices=sorted(PRESETS), default="paper",
                         help="paper (the paper's reading) or best-offline (what the app's new runs use)")
-    parser.add_argument("--backbone", help="char-ngram, use-m3, hybrid (offline), or a transformers model name / local path")
+    parser.add_argument("--backbone", help="char-ngram, use-m3, hybrid, use-m3-ft (offline; use-m3-ft fine-tunes USE-m3 in torch, CUDA when present), or a transformers model name / local path")
     parser.add_argument("--prior-mode", dest="prior_mode", choices=PRIOR_MODES,
                         help="raw (paper), balanced or log-shift (extensions: q_z / pi)")
     parser.add_argument("--decode", choices=DECODINGS, help="argmax (paper) or ordinal (extension)")
