@@ -64,6 +64,8 @@ def matching_lengths(text: str, original: str) -> list[int]:
 
 def longest_normalised(text: str, original: str) -> int:
     """The longest common substring of two normalised texts (0 when they share no character)."""
+    if text in original:  # an unchanged (or shortened) text: every release of original posts
+        return len(text)
     best = 0
     for j in range(len(text)):
         # A run longer than `best` ending at j exists iff the one of length best+1 does.

@@ -22,8 +22,12 @@ class PublishForm(forms.Form):
                                       help_text=_("Add gold.csv: the posts with known labels used to measure "
                                                   "annotators, apart from the data."))
 
+    public = forms.BooleanField(required=False, label=_("Public release"),
+                                help_text=_("Only confirmed rewrites that are not searchable; no original text."))
+
     def publish_options(self) -> dict:
-        return {"seed": self.cleaned_data.get("seed") or 0, "force": self.cleaned_data.get("force", False),
+        return {"kind": "public" if self.cleaned_data.get("public") else "internal",
+                "seed": self.cleaned_data.get("seed") or 0, "force": self.cleaned_data.get("force", False),
                 "include_gold": self.cleaned_data.get("include_gold", False),
                 "split": self.cleaned_data.get("split") or "auto",
                 "folds": self.cleaned_data.get("folds") or DEFAULT_FOLDS}

@@ -97,7 +97,7 @@ def _split_choice(split: str, folds: int, n_posts: int) -> tuple[str, int | None
     return scheme, folds
 
 
-def release_publish(*, created_by=None, seed: int = 0, bootstrap: int = 200, force: bool = False,
+def release_publish(*, kind: str = "internal", created_by=None, seed: int = 0, bootstrap: int = 200, force: bool = False,
                     include_gold: bool = False, split: str = "auto", folds: int = files.DEFAULT_FOLDS) -> Release:
     """Publish the next numbered release from the current final labels. ReleaseUnchanged when the
     data equal the latest release's, unless `force`. `include_gold` adds gold.csv, the gold items
@@ -113,13 +113,24 @@ def release_publish(*, created_by=None, seed: int = 0, bootstrap: int = 200, for
                 # Both automatic labels are recorded: the model-based aggregate is fitted on these judgments.
                 aggregation_ensure_current()
                 final_labels_refresh()
-                previous = release_latest()
-                number = previous.number + 1 if previous else 1
+                # The diff and the identical-data check compare with the latest release of the same kind.
+                previous = Release.objects.filter(kind=kind).order_by("-number").first()
+                latest = release_latest()
+                number = latest.number + 1 if latest else 1
                 labels = release_label_fields(current_label_rows())
                 if not labels:
                     raise DomainError(_("There are no final labels to release: import labelled posts or lock and "
                                         "refresh a batch first."))
                 judgments = judgment_rows()
+                # What a release of this kind may hold: takedowns left out; a public release holds confirmed,
+                # non-searchable rewrites only (publication/releasing.py).
+                from publication.releasing import release_shape
+
+                shaped = release_shape(kind, labels, judgments, include_gold=include_gold)
+                labels, judgments = shaped.labels, shaped.judgments
+                if not labels:
+                    raise DomainError(_("No post can go into this release: %(left_out)s.")
+                                      % {"left_out": ", ".join(f"{k} {v}" for k, v in shaped.summary["left_out"].items())})
                 scheme, n_folds = _split_choice(split, folds, len(labels))
                 contents = files.data_files(labels, judgments, seed, scheme, n_folds or files.DEFAULT_FOLDS)
                 if previous is not None and not force and _same_data(contents, previous):
@@ -130,9 +141,10 @@ def release_publish(*, created_by=None, seed: int = 0, bootstrap: int = 200, for
                                           previous.number if previous else None)
                 split = {key: entry["split"] for key, entry in
                          files.split_plan(labels, seed, scheme, n_folds or files.DEFAULT_FOLDS).items()}
+                diff["taken_down_ids"] = [k for k in shaped.taken_down_ids if k in set(diff["removed_ids"])]
                 contents["diff.json"] = json.dumps(diff, indent=1, sort_keys=True).encode("utf-8")
                 card = files.datacard(number, labels, split, agreement, diff, seed, len(judgments),
-                                      quality=datacard_section(labels), scheme=scheme, folds=n_folds)
+                                      quality=datacard_section(labels) + shaped.card_section, scheme=scheme, folds=n_folds)
                 contents["DATACARD.md"] = card.encode("utf-8")
                 contents.update(files.parquet_files(labels, split))
                 contents["README.md"] = files.dataset_card(number, labels, split, card).encode("utf-8")
@@ -142,7 +154,7 @@ def release_publish(*, created_by=None, seed: int = 0, bootstrap: int = 200, for
                 release = Release.objects.create(
                     number=number, content_hash=files.content_hash(contents), directory=str(target),
                     manifest={name: files.sha256(data) for name, data in contents.items()},
-                    summary=files.summary(labels, len(judgments), agreement), diff=diff, split_seed=seed,
+                    summary={**files.summary(labels, len(judgments), agreement), **shaped.summary}, diff=diff, split_seed=seed, kind=kind,
                     split_scheme=scheme, split_folds=n_folds, created_by=created_by)
         except BaseException:
             if target is not None:

@@ -20,6 +20,8 @@ class Command(BaseCommand):
                             help="auto (stratified 80/20 above 2,000 labelled posts, else the paper's 1,000 / rest), "
                                  "paper, stratified or kfold (docs/splits.md)")
         parser.add_argument("--folds", type=int, default=5, help="number of folds for --split kfold")
+        parser.add_argument("--public", action="store_true",
+                            help="publish a public release: confirmed, non-searchable rewrites only (docs/publication.md)")
         parser.add_argument("--force", action="store_true",
                             help="publish a new number even when the data equal the latest release")
 
@@ -29,7 +31,7 @@ class Command(BaseCommand):
                 release = release_get(number=opts["release"])
             else:
                 try:
-                    release = release_publish(seed=opts["seed"], bootstrap=opts["bootstrap"], force=opts["force"],
+                    release = release_publish(kind="public" if opts["public"] else "internal", seed=opts["seed"], bootstrap=opts["bootstrap"], force=opts["force"],
                                               split=opts["split"], folds=opts["folds"])
                 except ReleaseUnchanged as exc:
                     self.stdout.write(self.style.WARNING(f"{exc} Copying release {exc.release.number}."))
