@@ -205,3 +205,40 @@ def test_precision_and_recall_per_kind_on_a_generated_set():
 
 def test_every_placeholder_is_distinct():
     assert len(set(PLACEHOLDERS.values())) == len(PLACEHOLDERS)
+
+
+# --- the optional HanLP recogniser (no model is loaded: hanlp.load is replaced) -----------------------
+
+def test_hanlp_recogniser_turns_token_entities_into_character_spans(monkeypatch, tmp_path):
+    import hanlp
+
+    from publication.personal_data_ner import load_recogniser
+
+    class FakeMultiTaskModel:
+        tasks = {"tok/fine": None, "ner/msra": None}
+
+        def __call__(self, text, tasks):
+            assert tasks == ["tok/fine", "ner/msra"]
+            return {"tok/fine": ["昨天", "王小明", "从", "北京", "去", "中山", "路", "12", "号"],
+                    "ner/msra": [("王小明", "PERSON", 1, 2), ("北京", "LOCATION", 3, 4), ("中山路12号", "LOCATION", 5, 9)]}
+
+    loaded = []
+    monkeypatch.setattr(hanlp, "load", lambda location: loaded.append(location) or FakeMultiTaskModel())
+    recogniser = load_recogniser(str(tmp_path))
+    assert loaded == [str(tmp_path)] and recogniser.name == f"hanlp:{tmp_path}"
+    text = "昨天王小明从北京去中山路12号"
+    # a city is not personal data; a person and a street address with its number are
+    assert recogniser.entities(text) == [("person", 2, 5), ("address", 9, 15)]
+    assert mask_text(text, ner=recogniser).text == "昨天[人名]从北京去[地址]"
+
+
+def test_a_model_name_not_on_disk_is_refused_without_downloading(monkeypatch, tmp_path):
+    import hanlp
+
+    from publication.personal_data_ner import RecogniserUnavailable, load_recogniser
+
+    monkeypatch.setenv("HANLP_HOME", str(tmp_path))
+    monkeypatch.setattr(hanlp, "load", lambda location: pytest.fail("must not load (or download) anything"))
+    with pytest.raises(RecogniserUnavailable, match="not available offline.*HANLP_HOME"):
+        load_recogniser("MSRA_NER_ELECTRA_SMALL_ZH")
+    assert load_recogniser("") is None and load_recogniser("none") is None
