@@ -22,7 +22,8 @@ def _lexicon(path: str | None) -> Lexicon:
     return Lexicon.from_file(path) if path else Lexicon.default()
 
 
-FUSION_OPTIONS = ("backbone", "prior_mode", "decode", "myopia_mode", "fusion_order", "cis", "folds", "min_gain")
+FUSION_OPTIONS = ("backbone", "prior_mode", "decode", "myopia_mode", "fusion_order", "cis", "folds", "min_gain",
+                  "myopia_gate")
 
 
 def _config(args, **fixed):
@@ -49,6 +50,9 @@ def _add_fusion_options(parser) -> None:
     parser.add_argument("--fusion-order", dest="fusion_order", help="e.g. I>S>C, C>S, or best")
     parser.add_argument("--cis", help="C-I-S inferer: use-m3 or cues (offline), or st:MODEL_OR_PATH")
     parser.add_argument("--folds", type=int, help="cross-fitting folds for the alpha search (default 5)")
+    parser.add_argument("--myopia-gate", dest="myopia_gate", action="store_const", const=True,
+                        help="extension: full MAAM keeps Myopia per dimension only where it wins on cross-fitted "
+                             "predictions (else plain inputs, as alpha = 1 is 'no prior')")
     parser.add_argument("--min-gain", dest="min_gain", type=float,
                         help="extension: keep alpha = 1 unless fusing gains this much held-out macro-F1 (paper: 0)")
 
@@ -124,7 +128,8 @@ def _parse_option(spec: str) -> dict:
         key = key.strip().replace("-", "_")
         if key not in FUSION_OPTIONS or not value:
             raise ValueError(f"bad option {part!r}: use KEY=VALUE with KEY one of {', '.join(FUSION_OPTIONS)}")
-        out[key] = int(value) if key == "folds" else float(value) if key == "min_gain" else value.strip()
+        out[key] = (int(value) if key == "folds" else float(value) if key == "min_gain" else
+                    value.strip().lower() in ("1", "true", "yes") if key == "myopia_gate" else value.strip())
     return out
 
 

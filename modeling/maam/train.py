@@ -72,6 +72,10 @@ class TrainConfig:
     decode: str = "argmax"  # or "ordinal" (extension: least expected ordinal distance)
     min_gain: float = 0.0  # extension: a fusion step keeps alpha = 1 unless it gains this much held-out macro-F1
     myopia_mode: str = "weights"  # or "filter" (extension)
+    # Extension (issue 23): with Myopia and Astigmatism, each dimension chooses on its cross-fitted
+    # predictions between Myopia-weighted and plain inputs, as the alpha search may choose "no
+    # prior" (alpha = 1), so full MAAM can fall back to its baseline where Myopia does not help.
+    myopia_gate: bool = False
     cis: str = "cues"
     parser: str = "jieba"
     device: str = "auto"
@@ -213,6 +217,8 @@ class DimensionModel:
     priors: Priors | None = None
     fusion: FusionResult | None = None
     fusion_table: list[FusionResult] = field(default_factory=list)
+    use_myopia: bool = True  # False: the Myopia gate chose plain inputs for this dimension
+    gate: dict | None = None  # the gate's cross-fitted scores (myopia / plain), when it ran
 
 
 class MAAMModel:
@@ -252,6 +258,9 @@ class MAAMModel:
         """Per dimension: probabilities before and after calibration, and the C-I-S states used."""
         featurizer = Featurizer(self.myopia() if self.use_myopia else None, self.config.myopia_mode)
         inputs = featurizer.inputs(texts, list(self.dims), self.use_myopia, progress)
+        if self.use_myopia and not all(dm.use_myopia for dm in self.dims.values()):
+            plain = [WeightedText.plain(t) for t in texts]
+            inputs = {d: (inputs[d] if dm.use_myopia else plain) for d, dm in self.dims.items()}
         states = resolve_states(texts, tags, self.inferer()) if self.use_astigmatism else None
         out = {}
         for d, dm in self.dims.items():
@@ -278,6 +287,7 @@ class MAAMModel:
                     "priors": dm.priors.to_dict() if dm.priors else None,
                     "fusion": dm.fusion.to_dict() if dm.fusion else None,
                     "fusion_table": [f.to_dict() for f in dm.fusion_table],
+                    "use_myopia": dm.use_myopia, "gate": dm.gate,
                 }, indent=1))
             (tmp / "lexicon.json").write_text(json.dumps(
                 {"version": self.lexicon.version, "entries": [asdict(e) for e in self.lexicon.entries]},
@@ -318,6 +328,7 @@ class MAAMModel:
                 priors=Priors.from_dict(calib["priors"]) if calib["priors"] else None,
                 fusion=FusionResult.from_dict(calib["fusion"]) if calib["fusion"] else None,
                 fusion_table=[FusionResult.from_dict(f) for f in calib["fusion_table"]],
+                use_myopia=calib.get("use_myopia", True), gate=calib.get("gate"),
             )
         return cls(config, lexicon, dims, meta)
 
@@ -344,10 +355,25 @@ def environment_versions() -> dict[str, str]:
     return versions
 
 
+def _fusion_for(oof: np.ndarray, y: np.ndarray, q: dict, config: TrainConfig,
+                full_table: bool) -> tuple[FusionResult, list[FusionResult]]:
+    table = fusion_table(oof, y, q, config.fusion_mode, config.prior_mode, config.decode, config.min_gain) \
+        if (full_table or config.fusion_order == "best") else []
+    if config.fusion_order == "best":
+        return max(table, key=lambda f: (f.dev_macro_f1, len(f.order))), table
+    wanted = parse_order(config.fusion_order)
+    chosen = next((f for f in table if f.order == wanted), None) or search_fusion(
+        oof, y, q, wanted, config.fusion_mode, config.prior_mode, config.decode, config.min_gain)
+    return chosen, table
+
+
 def fit_dimension(inputs: Sequence[WeightedText], y: Sequence[int], states: Sequence[CISState] | None,
-                  config: TrainConfig, progress: Progress = _noop, full_table: bool = True) -> DimensionModel:
+                  config: TrainConfig, progress: Progress = _noop, full_table: bool = True,
+                  plain_inputs: Sequence[WeightedText] | None = None) -> DimensionModel:
     """One dimension: with Astigmatism, cross-fitted alpha / order search, then the backbone
-    refitted on every training post and the priors counted on every training post."""
+    refitted on every training post and the priors counted on every training post. With
+    `plain_inputs` (the Myopia gate) the same search runs on plain inputs too and the inputs whose
+    fused cross-fitted macro-F1 is higher are kept (Myopia must win by `min_gain`)."""
     y = np.asarray(y, dtype=int)
 
     def make_model():
@@ -358,15 +384,16 @@ def fit_dimension(inputs: Sequence[WeightedText], y: Sequence[int], states: Sequ
     if states is not None:
         oof, q = crossfit(inputs, y, states, make_model, config.folds, config.seed, config.n_classes,
                           config.prior_mode, progress)
-        if full_table or config.fusion_order == "best":
-            dm.fusion_table = fusion_table(oof, y, q, config.fusion_mode, config.prior_mode, config.decode,
-                                           config.min_gain)
-        if config.fusion_order == "best":
-            dm.fusion = max(dm.fusion_table, key=lambda f: (f.dev_macro_f1, len(f.order)))
-        else:
-            wanted = parse_order(config.fusion_order)
-            dm.fusion = next((f for f in dm.fusion_table if f.order == wanted), None) or search_fusion(
-                oof, y, q, wanted, config.fusion_mode, config.prior_mode, config.decode, config.min_gain)
+        dm.fusion, dm.fusion_table = _fusion_for(oof, y, q, config, full_table)
+        if plain_inputs is not None:
+            oof_plain, _ = crossfit(plain_inputs, y, states, make_model, config.folds, config.seed, config.n_classes,
+                                    config.prior_mode, progress)
+            fusion_plain, table_plain = _fusion_for(oof_plain, y, q, config, full_table)
+            dm.gate = {"myopia_dev_f1": round(dm.fusion.dev_macro_f1, 5),
+                       "plain_dev_f1": round(fusion_plain.dev_macro_f1, 5)}
+            if dm.fusion.dev_macro_f1 < fusion_plain.dev_macro_f1 + config.min_gain:
+                dm.fusion, dm.fusion_table, dm.use_myopia = fusion_plain, table_plain, False
+                inputs = plain_inputs
         dm.priors = build_priors(y, states, config.n_classes)  # the final priors: all training labels
     dm.backbone = make_model()
     dm.backbone.fit(list(inputs), y, progress)
@@ -402,8 +429,9 @@ def train(texts: Sequence[str], labels: dict[str, Sequence[int]], config: TrainC
             cis_meta["fit"] = inferer.fit(texts, {d: labels[d] for d in config.dimensions}, tags)
             cis_meta["params"] = inferer.params()
         states = resolve_states(texts, tags, inferer)
+    plain = ([WeightedText.plain(t) for t in texts] if config.myopia_gate and use_myopia and use_astig else None)
     for n, d in enumerate(config.dimensions):
-        model.dims[d] = fit_dimension(inputs[d], labels[d], states, config, progress)
+        model.dims[d] = fit_dimension(inputs[d], labels[d], states, config, progress, plain_inputs=plain)
         if use_astig:
             progress("calibrating", n + 1, len(config.dimensions))
     model.meta = {"data_hash": data_hash, "n_train": len(texts), "folds": config.folds if use_astig else 0,
