@@ -38,6 +38,14 @@ def compute_priors(labels: list[dict[str, int]], states: list[CISState]) -> tupl
 
 def prior_snapshot_rebuild(*, release_id: int | None = None, inferer: str = "cues", created_by=None,
                            states: list[CISState] | None = None) -> PriorSnapshot:
+    snapshot = prior_snapshot_build(release_id=release_id, inferer=inferer, created_by=created_by, states=states)
+    snapshot.save()
+    return snapshot
+
+
+def prior_snapshot_build(*, release_id: int | None = None, inferer: str = "cues", created_by=None,
+                         states: list[CISState] | None = None) -> PriorSnapshot:
+    """The snapshot, computed but not saved (a rebuild job saves it with its success)."""
     release = Release.objects.filter(pk=release_id).first() if release_id else None
     if release_id and release is None:
         raise DomainError(_("No such release."))
@@ -50,7 +58,7 @@ def prior_snapshot_rebuild(*, release_id: int | None = None, inferer: str = "cue
     sources: dict[str, int] = {}
     for s in states:
         sources[s.source] = sources.get(s.source, 0) + 1
-    return PriorSnapshot.objects.create(
+    return PriorSnapshot(
         release=release, source=f"release {release.number}" if release else "current final labels",
         lexicon_version=lexicon_current().version, inferer=inferer, n_posts=len(pairs), priors=priors, counts=counts,
         states=[[p.pk, s.C, s.I, s.S, s.source] for p, s in zip(posts, states)], state_sources=sources,
@@ -76,8 +84,15 @@ def rebuild_execute(*, request_id: int) -> RebuildRequest:
     """Build the requested snapshot, once: a second delivery of the task does nothing."""
 
     def rebuild(req: RebuildRequest) -> JobDone:
-        snapshot = prior_snapshot_rebuild(release_id=req.release_id, inferer=req.inferer, created_by=req.created_by)
-        return JobDone(fields={"snapshot": snapshot})
+        snapshot = prior_snapshot_build(release_id=req.release_id, inferer=req.inferer, created_by=req.created_by)
+
+        def commit() -> None:
+            # The snapshot exists only with its request's success: a request failed or cancelled meanwhile
+            # leaves none behind, and a succeeded one always names its snapshot.
+            snapshot.save()
+            RebuildRequest.objects.filter(pk=req.pk).update(snapshot=snapshot)
+
+        return JobDone(commit=commit)
 
     return job_run(RebuildRequest, request_id, rebuild)
 

@@ -9,11 +9,15 @@ job, and a finished row is never overwritten.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, TypeVar
 
-from django.db import InterfaceError, OperationalError, models, transaction
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, connection, connections, models, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy as _, gettext_noop
 
@@ -54,6 +58,9 @@ class Job(models.Model):
     started_at = models.DateTimeField(verbose_name=_("started at"), null=True, blank=True)
     updated_at = models.DateTimeField(verbose_name=_("updated at"), auto_now=True)
     finished_at = models.DateTimeField(verbose_name=_("finished at"), null=True, blank=True)
+    # Written every JOB_HEARTBEAT_SECONDS by the process running the job (job_run's heartbeat
+    # thread) and with every progress report: a running row whose heartbeat stops lost its worker.
+    heartbeat_at = models.DateTimeField(verbose_name=_("heartbeat at"), null=True, blank=True)
 
     class Meta:
         abstract = True
@@ -102,14 +109,15 @@ def job_start(model: type[J], job_id: int, **fields) -> bool:
     has finished - this delivery must do nothing."""
     now = timezone.now()
     started = model.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
-        status=JobStatus.RUNNING, started_at=now, updated_at=now, **fields)
+        status=JobStatus.RUNNING, started_at=now, updated_at=now, heartbeat_at=now, **fields)
     return started == 1
 
 
 def job_progress(model: type[J], job_id: int, *, stage: str | None = None, current: int | None = None,
                  total: int | None = None, **fields) -> None:
     """Record progress on a running job; JobCancelled when it is no longer running."""
-    values: dict[str, Any] = {"updated_at": timezone.now(), **fields}
+    now = timezone.now()
+    values: dict[str, Any] = {"updated_at": now, "heartbeat_at": now, **fields}
     if stage is not None:
         values["stage"] = stage[:64]
     if current is not None:
@@ -154,18 +162,13 @@ def job_requeue(model: type[J], job_id: int) -> bool:
         status=JobStatus.QUEUED, updated_at=timezone.now()) == 1
 
 
-def jobs_fail_stale(model: type[J], *, older_than, reason: str) -> int:
-    """Running jobs whose row has not moved for `older_than` lost their worker: mark them failed."""
-    now = timezone.now()
-    return model.objects.filter(status=JobStatus.RUNNING, updated_at__lt=now - older_than).update(
-        status=JobStatus.FAILED, error=reason[:ERROR_CHARS], finished_at=now, updated_at=now)
-
-
 # Reasons stored in a failed row's `error`, in English; marked so the catalogue has them and pages
 # show them in the reader's language (the `trans_value` filter); other errors stay as raised.
 INTERRUPTED_BY_RESTART = gettext_noop("The workbench was stopped while this job ran, so it did not finish. "
                                       "Nothing it would have written was kept; launch it again.")
 TIME_LIMIT_EXCEEDED = gettext_noop("The job exceeded its time limit.")
+WORKER_LOST = gettext_noop("The worker running this job stopped (killed or lost): it sent no sign of life for too "
+                           "long, so the job was marked failed. Nothing it would have written was kept; launch it again.")
 
 
 def failure_reason(exc: BaseException) -> str:
@@ -175,6 +178,8 @@ def failure_reason(exc: BaseException) -> str:
         return INTERRUPTED_BY_RESTART
     if exc.__class__.__name__ == "SoftTimeLimitExceeded":
         return TIME_LIMIT_EXCEEDED
+    if exc.__class__.__name__ == "WorkerLostError":  # the pool process running it was killed
+        return WORKER_LOST
     return f"{exc.__class__.__name__}: {exc}"
 
 
@@ -189,7 +194,8 @@ def job_run(model: type[J], job_id: int, work: Callable[[J], JobDone | dict | No
         return model.objects.get(pk=job_id)
     row = model.objects.get(pk=job_id)
     try:
-        outcome = work(row)
+        with Heartbeat(model, job_id):
+            outcome = work(row)
         if not isinstance(outcome, JobDone):
             outcome = JobDone(fields=outcome or {})
         job_succeed(model, job_id, commit=outcome.commit, **outcome.fields)
@@ -202,6 +208,89 @@ def job_run(model: type[J], job_id: int, work: Callable[[J], JobDone | dict | No
         _record_quietly(job_fail, model, job_id, reason=failure_reason(exc))
         raise
     return model.objects.get(pk=job_id)
+
+
+class Heartbeat:
+    """While a job's work runs, a thread of the same process writes the row's `heartbeat_at` every
+    JOB_HEARTBEAT_SECONDS, however long the work goes without reporting progress. When the process
+    dies (killed, out of memory, the machine lost) the heartbeat stops with it, and the periodic
+    check (jobs_fail_lost) fails the row. Not started inside a transaction (a task run eagerly in
+    one): no other connection could see the running row there, so nothing could check it either."""
+
+    def __init__(self, model: type[Job], job_id: int, *, every: float | None = None):
+        self.model, self.job_id = model, job_id
+        self.every = every if every is not None else settings.JOB_HEARTBEAT_SECONDS
+        self.stopped = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def __enter__(self) -> Heartbeat:
+        if self.every > 0 and not connection.in_atomic_block:
+            self.thread = threading.Thread(target=self._beat, daemon=True,
+                                           name=f"heartbeat {self.model.__name__} {self.job_id}")
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.stopped.set()
+        if self.thread is not None:
+            self.thread.join(timeout=self.every + 60)
+
+    def _beat(self) -> None:
+        try:
+            while not self.stopped.wait(self.every):
+                try:
+                    if not self.model.objects.filter(pk=self.job_id, status=JobStatus.RUNNING).update(
+                            heartbeat_at=timezone.now()):
+                        return  # finished, cancelled or failed meanwhile: nothing left to keep alive
+                except Exception:  # a busy database: the next beat tries again, well within the stale time
+                    logger.warning("heartbeat of %s %s not written", self.model.__name__, self.job_id, exc_info=True)
+        finally:
+            connections.close_all()  # this thread's own connections
+
+
+def job_models() -> list[type[Job]]:
+    """Every concrete job row kind in the installed apps."""
+    from django.apps import apps
+
+    return [model for model in apps.get_models() if issubclass(model, Job)]
+
+
+# A row still running this long after its task's hard time limit has no live worker behind it,
+# whatever its heartbeat says (a worker stuck without enforcing the limit, e.g. a solo pool).
+TIME_LIMIT_MARGIN_SECONDS = 600
+DEFAULT_MAX_RUN_SECONDS = 6 * 3600
+
+
+def job_max_run_seconds(model: type[Job]) -> float:
+    """How long a job of this kind may run at most: its task's hard time limit and a margin."""
+    from django.utils.module_loading import import_string
+
+    task = import_string(model.task_name) if model.task_name else None
+    limit = getattr(task, "time_limit", None) or DEFAULT_MAX_RUN_SECONDS
+    return limit + TIME_LIMIT_MARGIN_SECONDS
+
+
+def jobs_fail_lost(*, stale_seconds: float | None = None) -> dict[str, int]:
+    """The periodic check (celery beat on the default worker; in the embedded default, beat inside
+    its one worker): a running job of any kind whose heartbeat is older than JOB_STALE_SECONDS lost
+    its worker, and one running longer than its task's hard time limit (and a margin) outlived it;
+    both are marked failed with the reason. A dead worker's job is therefore failed within
+    JOB_STALE_SECONDS + the check's interval. Returns the number failed per kind."""
+    stale = timedelta(seconds=stale_seconds if stale_seconds is not None else settings.JOB_STALE_SECONDS)
+    outcome: dict[str, int] = {}
+    for model in job_models():
+        now = timezone.now()
+        cutoff = now - stale
+        silent = Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, updated_at__lt=cutoff)
+        lost = model.objects.filter(silent, status=JobStatus.RUNNING).update(
+            status=JobStatus.FAILED, error=WORKER_LOST, finished_at=now, updated_at=now)
+        overdue = model.objects.filter(status=JobStatus.RUNNING,
+                                       started_at__lt=now - timedelta(seconds=job_max_run_seconds(model))).update(
+            status=JobStatus.FAILED, error=TIME_LIMIT_EXCEEDED, finished_at=now, updated_at=now)
+        if lost or overdue:
+            logger.warning("%s: %d lost their worker, %d outlived their time limit (failed)", model.__name__, lost, overdue)
+        outcome[model._meta.label] = lost + overdue
+    return outcome
 
 
 def _record_quietly(transition, model, job_id: int, **kwargs) -> None:
@@ -220,12 +309,8 @@ def jobs_recover_after_restart(send_task: Callable[..., Any]) -> dict[str, dict[
     stopped worker (a duplicate delivery does nothing: job_start is guarded). Never call this where
     several workers share a broker - the others' running jobs are alive. `send_task` is Celery's
     `app.send_task`."""
-    from django.apps import apps
-
     outcome: dict[str, dict[str, int]] = {}
-    for model in apps.get_models():
-        if not issubclass(model, Job):
-            continue
+    for model in job_models():
         now = timezone.now()
         failed = model.objects.filter(status=JobStatus.RUNNING).update(
             status=JobStatus.FAILED, error=INTERRUPTED_BY_RESTART, finished_at=now, updated_at=now)

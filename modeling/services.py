@@ -1,12 +1,11 @@
 """Writes for the modeling app: launch, execute, cancel, re-run training runs; scoring jobs;
-the stale-run check. Tasks and admin views call these."""
+the lost-job check is core.jobs.jobs_fail_lost. Tasks and admin views call these."""
 from __future__ import annotations
 
 import os
 import subprocess
 import time
 import uuid
-from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -25,7 +24,7 @@ from core.jobs import (
     job_fail,
     job_progress,
     job_run,
-    jobs_fail_stale,
+    jobs_fail_lost,
 )
 
 from .maam.backbones import OFFLINE_BACKBONES
@@ -141,7 +140,7 @@ def training_run_launch(*, created_by, release_id: int | None, dimensions: list[
     if fusion_settings is None:
         fusion_settings = {"preset": preset, **{k: v for k, v in PRESETS[preset].items() if k != "backbone"}}
     queue_check()
-    runs_fail_stale()  # without a beat (the embedded default), launching is when lost runs are noticed
+    jobs_fail_lost()  # the beat checks every minute; a launch also clears lost runs before adding to the queue
     lexicon = lexicon_current()
     group = str(uuid.uuid4())
     with transaction.atomic():
@@ -188,14 +187,6 @@ def training_run_rerun(*, run_id: int, created_by) -> TrainingRun:
                                variants=[old.variant], seeds=[old.seed], backbone=old.backbone,
                                hyperparameters=old.hyperparameters, device=old.device,
                                fusion_settings=dict(old.fusion_settings or {}), final_fit_all=old.final_fit_all)[0]
-
-
-def runs_fail_stale(*, older_than_seconds: int | None = None) -> int:
-    """A running run whose row has not moved for a while lost its worker: mark it failed."""
-    seconds = older_than_seconds if older_than_seconds is not None else getattr(settings, "RUN_STALE_SECONDS", 900)
-    return jobs_fail_stale(TrainingRun, older_than=timedelta(seconds=seconds), reason=(
-        f"The worker stopped reporting for more than {seconds} s (killed or lost); the run was marked failed. "
-        "Re-run it."))
 
 
 # --------------------------------------------------------------------------- execution

@@ -4,31 +4,25 @@ from __future__ import annotations
 
 from celery import Task, shared_task
 
-from core.jobs import TRANSIENT_ERRORS
+from core.jobs import TRANSIENT_ERRORS, failure_reason
 
 from . import services
 
 
 class RunTask(Task):
     def on_failure(self, exc, task_id, args, kwargs, einfo):
-        services.training_run_fail(run_id=args[0], reason=f"{exc.__class__.__name__}: {exc}")
+        services.training_run_fail(run_id=args[0], reason=failure_reason(exc))
 
 
 class ScoringTask(Task):
     def on_failure(self, exc, task_id, args, kwargs, einfo):
-        services.scoring_job_fail(job_id=args[0], reason=f"{exc.__class__.__name__}: {exc}")
+        services.scoring_job_fail(job_id=args[0], reason=failure_reason(exc))
 
 
 @shared_task(base=RunTask, bind=True, acks_late=True, reject_on_worker_lost=True, autoretry_for=TRANSIENT_ERRORS,
              retry_backoff=5, retry_jitter=True, max_retries=3, soft_time_limit=6 * 3600, time_limit=6 * 3600 + 300)
 def run_training(self, run_id: int) -> str:
     return services.training_run_execute(run_id=run_id).status
-
-
-@shared_task(acks_late=True, soft_time_limit=60, time_limit=90)
-def fail_stale_runs() -> int:
-    """Periodic (celery beat, every minute): running runs whose worker went silent are failed."""
-    return services.runs_fail_stale()
 
 
 @shared_task(base=ScoringTask, bind=True, acks_late=True, reject_on_worker_lost=True, autoretry_for=TRANSIENT_ERRORS,

@@ -167,10 +167,12 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_ROUTES = {"modeling.tasks.fail_stale_runs": {"queue": "default"}, "modeling.tasks.*": {"queue": "gpu"},
+CELERY_TASK_ROUTES = {"core.tasks.*": {"queue": "default"}, "modeling.tasks.*": {"queue": "gpu"},
                       "calibration.tasks.*": {"queue": "default"}}
-# The default worker runs beat embedded (-B): the stale-run check, so no page writes on GET.
-CELERY_BEAT_SCHEDULE = {"fail-stale-runs": {"task": "modeling.tasks.fail_stale_runs", "schedule": 60.0},
+# The default worker runs beat embedded (-B), as does the embedded default's one worker: the lost-job
+# check (core.jobs.jobs_fail_lost), so no page writes on GET.
+CELERY_BEAT_SCHEDULE = {"fail-lost-jobs": {"task": "core.tasks.fail_lost_jobs",
+                                           "schedule": float(env_int("JOB_CHECK_SECONDS", 60))},
                         # The quality panel's report and the model-based aggregate, refitted while anything changed.
                         "quality-refresh": {"task": "annotation.tasks.quality_refresh_task",
                                             "schedule": env_int("QUALITY_REFRESH_SECONDS", 300)}}
@@ -203,5 +205,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
 
-# A running training run whose row has not moved for this long lost its worker.
-RUN_STALE_SECONDS = env_int("RUN_STALE_SECONDS", 900)
+# Background jobs (core/jobs.py): the process running a job writes its heartbeat this often; a running
+# job whose heartbeat is older than JOB_STALE_SECONDS lost its worker and is failed by the check that
+# runs every JOB_CHECK_SECONDS (so within JOB_STALE_SECONDS + JOB_CHECK_SECONDS of the worker's death).
+JOB_HEARTBEAT_SECONDS = env_int("JOB_HEARTBEAT_SECONDS", 15)
+JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", env_int("RUN_STALE_SECONDS", 120))

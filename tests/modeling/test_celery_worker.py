@@ -15,6 +15,7 @@ from django.db import connection
 from django.urls import reverse
 
 from annotation.importing.services import import_posts
+from core.jobs import WORKER_LOST, jobs_fail_lost
 from modeling import services
 from modeling.maam.train import MAAMModel
 from modeling.models import Prediction, ScoringJob, TrainingRun
@@ -126,8 +127,9 @@ def test_killing_the_worker_mid_run_never_leaves_it_running(release, worker, set
     run.refresh_from_db()
     assert run.status == "running"  # the row cannot know yet...
     time.sleep(1.5)
-    assert services.runs_fail_stale(older_than_seconds=1) == 1  # ...until the stale-run check notices
+    # ...until the lost-job check notices its heartbeat stopped
+    assert jobs_fail_lost(stale_seconds=1)["modeling.TrainingRun"] == 1
     run.refresh_from_db()
-    assert run.status == "failed" and "killed or lost" in run.error and not run.artifact_path
+    assert run.status == "failed" and run.error == WORKER_LOST and not run.artifact_path
     artifacts = Path(settings.ARTIFACT_ROOT) / "runs"
     assert not (artifacts / f"run-{run.pk:06d}").exists()  # no half-written artefact under the real name

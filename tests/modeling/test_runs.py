@@ -144,11 +144,13 @@ def test_lexicon_edits_reach_the_next_run(labelled_release):
 
 
 def test_stale_running_run_is_marked_failed(labelled_release):
+    from core.jobs import WORKER_LOST, jobs_fail_lost
+
     run = TrainingRun.objects.create(launch_group="g", variant="full", dimensions=DIMS, status="running")
-    TrainingRun.objects.filter(pk=run.pk).update(updated_at=timezone.now() - timedelta(hours=1))
-    assert services.runs_fail_stale(older_than_seconds=600) == 1
+    TrainingRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    assert jobs_fail_lost(stale_seconds=600)["modeling.TrainingRun"] == 1
     run.refresh_from_db()
-    assert run.status == "failed" and "stopped reporting" in run.error
+    assert run.status == "failed" and run.error == WORKER_LOST
 
 
 def test_cancel_and_rerun(labelled_release):

@@ -1,4 +1,4 @@
-"""A run whose worker died is failed by the periodic stale-run check (celery beat on the default
+"""A run whose worker died is failed by the periodic lost-job check (celery beat on the default
 worker), not by whoever happens to open the runs page: GET requests write nothing."""
 from __future__ import annotations
 
@@ -9,15 +9,17 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
+from core.jobs import WORKER_LOST
+from core.tasks import fail_lost_jobs
 from modeling.models import TrainingRun
-from modeling.tasks import fail_stale_runs
 
 pytestmark = pytest.mark.django_db
 
 
 def silent_run() -> TrainingRun:
     run = TrainingRun.objects.create(launch_group="g", variant="full", dimensions=["explicit"], status="running")
-    TrainingRun.objects.filter(pk=run.pk).update(updated_at=timezone.now() - timedelta(hours=1))
+    TrainingRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1),
+                                                 started_at=timezone.now() - timedelta(hours=1))
     return run
 
 
@@ -33,11 +35,11 @@ def test_reading_the_runs_pages_and_api_changes_no_run(client, make_user):
 
 def test_the_periodic_check_fails_silent_runs_on_the_default_queue():
     run = silent_run()
-    assert fail_stale_runs.delay().get() == 1
+    assert fail_lost_jobs.delay().get()["modeling.TrainingRun"] == 1
     run.refresh_from_db()
-    assert run.status == "failed" and "stopped reporting" in run.error
-    schedule = settings.CELERY_BEAT_SCHEDULE["fail-stale-runs"]
-    assert schedule["task"] == fail_stale_runs.name and schedule["schedule"] <= 60
+    assert run.status == "failed" and run.error == WORKER_LOST
+    schedule = settings.CELERY_BEAT_SCHEDULE["fail-lost-jobs"]
+    assert schedule["task"] == fail_lost_jobs.name and schedule["schedule"] <= 60
     from chlgbt_site.celery import app
 
-    assert app.amqp.router.route({}, fail_stale_runs.name)["queue"].name == "default"
+    assert app.amqp.router.route({}, fail_lost_jobs.name)["queue"].name == "default"
