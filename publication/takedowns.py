@@ -1,0 +1,77 @@
+"""Takedown requests: a post leaves every future release on request. Its model predictions are
+dropped, the request is kept (who, when, why), and published releases stay byte-identical - the
+releases page marks which later release superseded each one that held a taken-down post."""
+from __future__ import annotations
+
+import csv
+import io
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from annotation.importing.cleaning import clean_text
+from annotation.importing.parsers import sha256_text
+from annotation.models import Post, Release
+from annotation.releases.files import post_key
+from annotation.releases.selectors import release_file_bytes
+from core.errors import DomainError, NotFound
+
+from .rewrite_models import Takedown
+
+
+def post_find(*, post_id: int | None = None, text: str | None = None) -> Post:
+    """The post a request names: by database id, or by its text as imported or as cleaned."""
+    if post_id is not None:
+        post = Post.objects.filter(pk=post_id).first()
+    elif text and text.strip():
+        text = text.strip()
+        post = (Post.objects.filter(raw_text=text).first()
+                or Post.objects.filter(text_sha256=sha256_text(clean_text(text))).first())
+    else:
+        raise DomainError(_("Name the post: its id, or a file holding its text."))
+    if post is None:
+        raise NotFound(_("No post matches the request."))
+    return post
+
+
+@transaction.atomic
+def takedown_record(*, post: Post, reason: str, requested_by=None) -> Takedown:
+    """Take `post` out of every future release and drop its predictions."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise DomainError(_("A takedown needs its reason (who asked, and why)."))
+    post = Post.objects.select_for_update().get(pk=post.pk)
+    from modeling.models import Prediction
+
+    dropped, _by_model = Prediction.objects.filter(post=post).delete()
+    return Takedown.objects.create(post=post, post_key=post_key(post.external_id, post.text_sha256), reason=reason,
+                                   requested_by=requested_by, predictions_dropped=dropped)
+
+
+def _release_ids(release: Release) -> set[str]:
+    rows = csv.reader(io.StringIO(release_file_bytes(release, "split.csv").decode("utf-8")))
+    next(rows, None)
+    return {row[0] for row in rows if row}
+
+
+def releases_superseded() -> dict[int, int]:
+    """release number -> the number of the first later release of the same kind that left out a
+    taken-down post it held."""
+    removing = [r for r in Release.objects.order_by("number") if (r.diff or {}).get("taken_down_ids")]
+    if not removing:
+        return {}
+    out: dict[int, int] = {}
+    for release in Release.objects.filter(number__lt=removing[-1].number).order_by("number"):
+        ids = None
+        for later in removing:
+            if later.number <= release.number or later.kind != release.kind:
+                continue
+            if ids is None:
+                try:
+                    ids = _release_ids(release)
+                except DomainError:  # a damaged release: the page says so on download
+                    ids = set()
+            if ids & set(later.diff["taken_down_ids"]):
+                out[release.number] = later.number
+                break
+    return out
