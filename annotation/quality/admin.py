@@ -10,7 +10,7 @@ from core.errors import DomainError
 
 from ..models import DIMENSIONS, AggregationRun, BatchQuality, GoldItem, QualificationAnswer, QualificationAttempt
 from ..visibility import GoldAdmin
-from .services import qualification_reset
+from .services import qualification_items_check, qualification_reset
 
 
 @admin.register(GoldItem)
@@ -46,6 +46,12 @@ class BatchQualityForm(forms.ModelForm):
             value = data.get(f"pass_max_mae_{d}")
             if value is not None and not 0 <= value <= 4:
                 self.add_error(f"pass_max_mae_{d}", _("A mean absolute error from 0 to 4."))
+        items = data.get("qualification_items")
+        if items is not None:
+            try:
+                qualification_items_check(quality=self.instance, items=list(items))
+            except DomainError as exc:
+                self.add_error("qualification_items", str(exc))
         if data.get("qualification_required") and not data.get("qualification_items"):
             self.add_error("qualification_items",
                            _("A qualification round needs a qualification set: choose its gold items first."))

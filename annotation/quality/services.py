@@ -177,6 +177,7 @@ def batch_quality_set(*, batch_id: int, gold_rate: float | None = None, qualific
         missing = set(qualification_post_ids) - {g.post_id for g in items}
         if missing:
             raise DomainError(_("Not gold items: %(posts)s.") % {"posts": ", ".join(f"#{pk}" for pk in sorted(missing)[:10])})
+        qualification_items_check(quality=quality, items=items)
         quality.qualification_items.set(items)
     if qualification_required is not None:
         quality.qualification_required = qualification_required
@@ -187,6 +188,21 @@ def batch_quality_set(*, batch_id: int, gold_rate: float | None = None, qualific
 
 
 # --- Qualification --------------------------------------------------------------------------------
+
+def qualification_items_check(*, quality: BatchQuality, items) -> None:
+    """Issue 20: a gold item serves qualification or queues, never both. Items in a qualification set
+    are never drawn into queues (selectors.gold_drawable); this refuses, for a set, an item already
+    served in someone's queue, who would meet it again in the round and learn it had been gold.
+    Items already in the set stay allowed (they were never served after joining it)."""
+    current = set(quality.qualification_items.values_list("pk", flat=True)) if quality.pk else set()
+    added = [g.post_id for g in items if g.pk not in current]
+    served = sorted(set(Assignment.objects.filter(gold_batch__isnull=False, post_id__in=added)
+                        .values_list("post_id", flat=True)))
+    if served:
+        raise DomainError(_("Already served as gold in annotators' queues, so they cannot join a qualification set "
+                            "(those annotators would recognise them): %(posts)s.")
+                          % {"posts": ", ".join(f"#{pk}" for pk in served[:10])})
+
 
 @transaction.atomic
 def qualification_submit(*, annotator, batch_id: int, answers: dict[int, dict[str, int]]) -> QualificationAttempt:
