@@ -7,7 +7,6 @@ from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView
 
 from annotation import views as annotation_views
-from annotation.auth_views import ThrottledLoginView
 from annotation.urls import api_urlpatterns as annotation_api
 from modeling.urls import api_urlpatterns as modeling_api
 from wellbeing.urls import api_urlpatterns as wellbeing_api
@@ -18,7 +17,8 @@ admin.site.site_title = _("ChLGBT Workbench")
 urlpatterns = [
     path("favicon.ico", lambda request: HttpResponse(status=204)),
     path("", annotation_views.home, name="home"),
-    path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
+    # Throttled by django-axes, as /admin/login/ is (core/login_throttle.py).
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the header's language switch

@@ -36,20 +36,6 @@ def test_production_refuses_a_missing_secret_key():
     assert result.returncode != 0 and "DJANGO_SECRET_KEY" in result.stderr
 
 
-def test_login_is_rate_limited(make_annotators, settings):
-    from django.core.cache import cache
-
-    cache.clear()
-    (user,) = make_annotators(1)
-    client = Client()
-    for _ in range(settings.LOGIN_FAILURE_LIMIT):
-        assert client.post(reverse("login"), {"username": user.username, "password": "wrong"}).status_code == 200
-    blocked = client.post(reverse("login"), {"username": user.username, "password": "pw-for-tests-1"})
-    assert blocked.status_code == 429 and "Too many failed attempts" in blocked.content.decode()
-    cache.clear()
-    assert client.post(reverse("login"), {"username": user.username, "password": "pw-for-tests-1"}).status_code == 302
-
-
 @pytest.fixture
 def world(make_annotators, make_batch, make_user):
     a1, a2 = make_annotators(2)

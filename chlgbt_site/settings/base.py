@@ -1,6 +1,8 @@
 """Settings shared by every environment; everything environment-specific comes from env.py."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 import dj_database_url
 
 from chlgbt_site.env import BASE_DIR, env_bool, env_int, env_list, env_str
@@ -19,6 +21,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "axes",  # login throttling on every login view (core/login_throttle.py)
     "core",
     "annotation",
     "modeling",
@@ -39,6 +42,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "core.middleware.DatabaseUnavailableMiddleware",
+    "axes.middleware.AxesMiddleware",  # a locked-out login answers 429 (core.login_throttle.lockout_response)
 ]
 
 ROOT_URLCONF = "chlgbt_site.urls"
@@ -85,7 +89,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The session middleware loads the user on every request; this backend reads their roles with them.
 # ModelBackend second: sessions made before the change stay valid (Django checks the backend a
 # session was made with against this list).
-AUTHENTICATION_BACKENDS = ["core.permissions.RoleReadingBackend", "django.contrib.auth.backends.ModelBackend"]
+# The throttle first: a locked-out account or address is refused before any password is hashed.
+AUTHENTICATION_BACKENDS = ["core.login_throttle.ThrottleBackend", "core.permissions.RoleReadingBackend",
+                           "django.contrib.auth.backends.ModelBackend"]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
@@ -110,9 +116,29 @@ MEDIA_ROOT = env_str("MEDIA_ROOT", str(BASE_DIR / "media"))
 MEDIA_URL = "/media/"
 ARTIFACT_ROOT = env_str("ARTIFACT_ROOT", str(BASE_DIR / "artifacts"))
 
-# Login throttle (annotation/auth_views.py) and sessions.
+# Login throttle (django-axes, core/login_throttle.py) on every login view, /admin/login/ included:
+# LOGIN_FAILURE_LIMIT failures for one account (its name NFKC-normalised) or from one address lock that
+# account or address out for LOGIN_FAILURE_WINDOW_SECONDS after the last failure, whatever the password.
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_FAILURE_WINDOW_SECONDS = env_int("LOGIN_FAILURE_WINDOW_SECONDS", 900)
+AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = timedelta(seconds=LOGIN_FAILURE_WINDOW_SECONDS)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks
+AXES_USERNAME_CALLABLE = "core.login_throttle.lockout_username"
+AXES_LOCKOUT_CALLABLE = "core.login_throttle.lockout_response"
+# A success does not wipe the failures: it would also wipe the failures its address made against other
+# accounts, so alternating guesses with one's own login would never be locked out.
+AXES_RESET_ON_SUCCESS = False
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"  # shared by every process, the embedded default too
+# axes's admin pages are English only (no zh-Hans catalogue); unlock early with `manage.py axes_reset_username`.
+AXES_ENABLE_ADMIN = False
+# The per-address bucket: with no proxy (the default) the connection's address; behind TRUSTED_PROXY_COUNT
+# reverse proxies, the address the outermost of them saw, read from the right of X-Forwarded-For (what a
+# client writes further left is ignored). Set it only when every request comes through those proxies.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if TRUSTED_PROXY_COUNT else ("REMOTE_ADDR",)
+AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT - 1 if TRUSTED_PROXY_COUNT else None  # proxies listed in the header
+AXES_IPWARE_PROXY_ORDER = "left-most"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
