@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test eval bench bench-scaling lint clean loadtest drills screenshots
+.PHONY: install run test eval bench bench-scaling lint clean loadtest drills screenshots gpu-check
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ eval: $(STAMP)
 		--options prior_mode=balanced prior_mode=log-shift myopia_mode=filter decode=ordinal \
 		  myopia_mode=filter,prior_mode=log-shift,min_gain=0.01 --options-seeds 3 \
 		--cold ../shared/data/cold
+
+## The GPU recipe end to end (random char-level BERT, CLI and Celery task; CUDA when present, else CPU) -> docs/gpu_check.md
+gpu-check: $(STAMP)
+	$(PY) bench/gpu_check.py --out docs/gpu_check.md
 
 bench: $(STAMP)
 	cd bench && ../$(PY) bench_data.py && ../$(PY) bench_data.py --postgres && ../$(PY) bench_myopia.py && ../$(PY) bench_submit.py
