@@ -236,7 +236,7 @@ def training_run_execute(*, run_id: int) -> TrainingRun:
 
 
 def _train_and_evaluate(run: TrainingRun) -> JobDone:
-    from .maam.backbones import pick_device
+    from .maam.backbones import LINEAR_BACKBONES, pick_device
     from .maam.train import TrainConfig, environment_versions, evaluate, train
 
     reporter = RunReporter(run.pk)
@@ -272,7 +272,7 @@ def _train_and_evaluate(run: TrainingRun) -> JobDone:
                     "n_test": len(test_texts), "train_seconds": model.meta.get("train_seconds"),
                     "split": data["split"], "final_model_posts": final_posts},
         "artifact_path": str(target), "artifact_checksum": checksum, "versions": environment_versions(),
-        "device_used": pick_device(run.device) if run.backbone not in OFFLINE_BACKBONES else "cpu",
+        "device_used": pick_device(run.device) if run.backbone not in LINEAR_BACKBONES else "cpu",
         "progress_current": 1, "progress_total": 1, "stage": "done"})
 
 
