@@ -2,7 +2,6 @@
 dataset overview and the case study. Every figure can be downloaded as PNG/SVG, its data as CSV."""
 from __future__ import annotations
 
-import csv
 import io
 import json
 
@@ -15,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.blindness import ensure_visible, without_hidden
 from annotation.models import DIMENSIONS, FinalLabel, Post
+from core import csv_safe
 from core.converters import parse_id
 from core.permissions import Role, require_role
 from modeling.models import Prediction, TrainingRun
@@ -33,7 +33,7 @@ def _fig_json(fig) -> dict:
 
 def _csv_response(rows: list[list], header: list[str], filename: str) -> HttpResponse:
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
+    writer = csv_safe.writer(buffer)
     writer.writerow(header)
     writer.writerows(rows)
     response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")

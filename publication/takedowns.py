@@ -14,6 +14,7 @@ from annotation.importing.parsers import sha256_text
 from annotation.models import Post, Release
 from annotation.releases.files import post_key
 from annotation.releases.selectors import release_file_bytes
+from core import csv_safe
 from core.errors import DomainError, NotFound
 
 from .rewrite_models import Takedown
@@ -51,7 +52,7 @@ def takedown_record(*, post: Post, reason: str, requested_by=None) -> Takedown:
 def _release_ids(release: Release) -> set[str]:
     rows = csv.reader(io.StringIO(release_file_bytes(release, "split.csv").decode("utf-8")))
     next(rows, None)
-    return {row[0] for row in rows if row}
+    return {csv_safe.restore(row[0]) for row in rows if row}
 
 
 def releases_superseded() -> dict[int, int]:

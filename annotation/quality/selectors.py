@@ -452,13 +452,14 @@ GOLD_FILE = "gold.csv"
 def gold_csv() -> bytes:
     """A release's optional list of gold items, apart from the data: id (as in release files), text,
     the gold labels, where they came from, whether still in use, and how many answers they got."""
-    import csv
     import io
+
+    from core import csv_safe
 
     from ..releases.files import post_key
 
     buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer = csv_safe.writer(buffer, lineterminator="\r\n")
     writer.writerow(["id", "text", *DIMENSIONS, "source", "active", "answers"])
     for g in gold_items().order_by("post__text_sha256"):
         writer.writerow([post_key(g.post.external_id, g.post.text_sha256), g.post.text, *g.scores().values(),

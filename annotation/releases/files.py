@@ -9,6 +9,8 @@ from collections import Counter
 
 import numpy as np
 
+from core import csv_safe
+
 from ..agreement import LEVELS
 from ..importing.cleaning import CLEANING_STEPS
 from ..importing.parsers import CHLGBT_HEADER
@@ -50,7 +52,7 @@ def _csv_bytes(rows: list[list], header: list[str], comment: str | None = None) 
     buffer = io.StringIO(newline="")
     if comment:
         buffer.write(comment + "\r\n")
-    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer = csv_safe.writer(buffer, lineterminator="\r\n")  # no cell a spreadsheet would run as a formula
     writer.writerow(header)
     writer.writerows(rows)
     return buffer.getvalue().encode("utf-8")
@@ -274,7 +276,7 @@ def parse_rows(jsonl: bytes, split_csv: bytes) -> list[dict]:
     """A release's rows (id, text, labels, provenance) with their split (and fold, for k folds),
     from its two files."""
     reader = csv.DictReader(io.StringIO(split_csv.decode("utf-8")))
-    split = {row["id"]: row for row in reader}
+    split = {csv_safe.restore(row["id"]): row for row in reader}
     rows = [json.loads(line) for line in jsonl.decode("utf-8").splitlines() if line.strip()]
     out = []
     for row in rows:

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from core import csv_safe
+
 PARQUET_MAGIC = b"PAR1"
 
 
@@ -112,4 +114,5 @@ def _csv_table(text: str) -> set[str] | None:
         return None
     if not rows or len(rows[0]) < 2 or any(len(row) != len(rows[0]) for row in rows):
         return None
-    return {cell for row in rows for cell in row}
+    # a cell our CSV writer neutralised ('@post...) stands for the text without the apostrophe
+    return {form for row in rows for cell in row for form in (cell, csv_safe.restore(cell))}
