@@ -1,7 +1,7 @@
 """Per-annotator quality figures and the alert rules of issue 12, without Django: error against
 gold (MAE and within-one, with counts), rolling ordinal α of each annotator against the rest,
-gold error over time, seconds per item, and alerts for low agreement, rising gold error and
-speeding. Inputs are plain arrays; every threshold is a parameter with a default."""
+gold error over time, seconds per item, and alerts for low agreement, rising gold error, gold
+error or model-estimated bias that stays high, and speeding. Inputs are plain arrays; every threshold is a parameter with a default."""
 from __future__ import annotations
 
 import enum
@@ -121,6 +121,19 @@ class AlertThresholds:
     gold_baseline: int = 15
     gold_rise: float = 0.5
     gold_min_z: float = 2.5
+    # Gold error that stays high (a level, not a rise): MAE over the last `gold_high_window` gold
+    # judgments at or above `gold_max_mae`. Issue 20: a steadily biased annotator (+1 on everything)
+    # never *rises*, so the rule above missed them on two dimensions of three. On the simulated crowd
+    # (150 gold judgments each, four seeds) the last 50 give the biased annotator 0.8-1.1 and the
+    # careful and competent ones 0.1-0.5 (no 50-window of theirs ever reaches 0.6).
+    gold_high_window: int = 50
+    gold_max_mae: float = 0.65
+    # The aggregation model's estimated bias (mean signed offset from the true label, aggregation.py)
+    # at or beyond +-`max_bias` on a dimension, over at least `bias_min_judgments` counted judgments:
+    # needs no gold at all. Simulated crowd: biased annotator +0.97 to +1.01, drifting +0.18 to +0.38,
+    # everyone else within +-0.27.
+    max_bias: float = 0.5
+    bias_min_judgments: int = 50
     # Speed: median seconds over the last N measured judgments. Reading a Weibo post and giving
     # three scores takes longer than this; the demo data draws 5-40 s.
     seconds_floor: float = 5.0
@@ -131,6 +144,8 @@ class AlertThresholds:
 class AlertKind(enum.StrEnum):
     LOW_AGREEMENT = "low_agreement"
     GOLD_ERROR_RISING = "gold_error_rising"
+    GOLD_ERROR_HIGH = "gold_error_high"
+    BIASED = "biased"
     SPEEDING = "speeding"
 
 
@@ -139,7 +154,7 @@ class Alert:
     annotator: int
     kind: AlertKind
     dimension: str | None  # None for speeding: time is spent on a post, not a dimension
-    value: float  # the α, recent gold MAE or median seconds that tripped the rule
+    value: float  # the α, recent gold MAE, estimated bias or median seconds that tripped the rule
     threshold: float  # what it was compared with
     since: float  # time of the first judgment in the window, so a panel can link to them
     until: float
@@ -292,6 +307,23 @@ def gold_error_rising(abs_errors: np.ndarray, *, window: int = AlertThresholds.g
     return bool(difference >= rise and difference >= min_z * standard_error)
 
 
+def gold_error_high(abs_errors: np.ndarray, *, window: int = AlertThresholds.gold_high_window,
+                    max_mae: float = AlertThresholds.gold_max_mae) -> bool:
+    """Chronological absolute errors on gold: the last `window` (a full window) average `max_mae` or
+    more. A level, so an annotator who was wrong from the start is caught as well as one who drifted."""
+    errors = np.asarray(abs_errors, dtype=float)
+    errors = errors[~np.isnan(errors)]
+    return len(errors) >= window and bool(errors[-window:].mean() >= max_mae)
+
+
+def biased(bias: float | None, n_judgments: int, *, max_bias: float = AlertThresholds.max_bias,
+           min_judgments: int = AlertThresholds.bias_min_judgments) -> bool:
+    """The model's estimated bias on a dimension at or beyond +-`max_bias`, from at least
+    `min_judgments` judgments. None or NaN (not estimated) raises nothing."""
+    return (bias is not None and not math.isnan(bias) and n_judgments >= min_judgments
+            and abs(bias) >= max_bias)
+
+
 def speeding(seconds: np.ndarray, *, floor: float = AlertThresholds.seconds_floor,
              window: int = AlertThresholds.seconds_window,
              min_judgments: int = AlertThresholds.seconds_min_judgments) -> bool:
@@ -305,9 +337,12 @@ def speeding(seconds: np.ndarray, *, floor: float = AlertThresholds.seconds_floo
 # --- Everything for the panel --------------------------------------------------------------------
 
 def annotator_quality(log: JudgmentLog, gold: GoldSet, *,
-                      thresholds: AlertThresholds = AlertThresholds()) -> QualityReport:
+                      thresholds: AlertThresholds = AlertThresholds(),
+                      model_bias: dict[int, dict[str, tuple[float | None, int]]] | None = None) -> QualityReport:
     """All figures, series, the ranking and the alerts. Gold posts count toward gold error and
-    speed (the annotator cannot tell them apart) but never toward agreement."""
+    speed (the annotator cannot tell them apart) but never toward agreement. `model_bias`: the
+    aggregation model's estimated bias per annotator and dimension, with the number of judgments it
+    rests on ({annotator: {dimension: (bias, n)}}), for the bias alert (none without it)."""
     figures = gold_figures(log, gold)
     annotators, dims = figures.annotators, log.dimensions
     alpha_series = rolling_alpha(log, window=thresholds.alpha_window, min_pairs=thresholds.alpha_min_pairs,
@@ -348,6 +383,16 @@ def annotator_quality(log: JudgmentLog, gold: GoldSet, *,
                                     float(error[scored][-thresholds.gold_window:].mean()),
                                     baseline + thresholds.gold_rise, float(log.time[recent[0]]),
                                     float(log.time[recent[-1]])))
+            if gold_error_high(error, window=thresholds.gold_high_window, max_mae=thresholds.gold_max_mae):
+                recent = gold_rows[scored][-thresholds.gold_high_window:]
+                alerts.append(Alert(annotator, AlertKind.GOLD_ERROR_HIGH, dimension,
+                                    float(error[scored][-thresholds.gold_high_window:].mean()),
+                                    thresholds.gold_max_mae, float(log.time[recent[0]]), float(log.time[recent[-1]])))
+            bias, n_bias = (model_bias or {}).get(annotator, {}).get(dimension, (None, 0))
+            if len(non_gold) and biased(bias, n_bias, max_bias=thresholds.max_bias,
+                                        min_judgments=thresholds.bias_min_judgments):
+                alerts.append(Alert(annotator, AlertKind.BIASED, dimension, float(bias), thresholds.max_bias,
+                                    float(log.time[non_gold[0]]), float(log.time[non_gold[-1]])))
         measured = rows[log.seconds[rows] > 0]
         if speeding(log.seconds[measured], floor=thresholds.seconds_floor, window=thresholds.seconds_window,
                     min_judgments=thresholds.seconds_min_judgments):

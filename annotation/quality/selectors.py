@@ -227,13 +227,15 @@ def quality_report(*, reliability: dict | None = None) -> dict:
     background (services.aggregation_compute); pages read what it stored (`report_latest`)."""
     thresholds = alert_thresholds()
     log, gold = judgment_log()
-    report = annotator_quality(log, gold, thresholds=thresholds)
-    ids = [int(a) for a in report.annotators]
-    users = dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
-    pseudonyms = annotator_pseudonyms(ids)
     if reliability is None:
         latest = aggregation_latest()
         reliability = (latest.summary or {}).get("annotators", {}) if latest else {}
+    model_bias = {int(a): {d: (v.get("bias"), v.get("n") or 0) for d, v in dims.items()}
+                  for a, dims in reliability.items()}
+    report = annotator_quality(log, gold, thresholds=thresholds, model_bias=model_bias)
+    ids = [int(a) for a in report.annotators]
+    users = dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
+    pseudonyms = annotator_pseudonyms(ids)
     index = {a: i for i, a in enumerate(ids)}
     order = _ranking(report, reliability)
     alerts_by = {}

@@ -83,7 +83,8 @@ class GoldFiguresOut(serializers.Serializer):
 class AlertOut(serializers.Serializer):
     annotator = serializers.IntegerField()
     username = serializers.CharField()
-    kind = serializers.ChoiceField(choices=["low_agreement", "gold_error_rising", "speeding"])
+    kind = serializers.ChoiceField(choices=["low_agreement", "gold_error_rising", "gold_error_high", "biased",
+                                            "speeding"])
     dimension = serializers.CharField(allow_null=True)
     value = serializers.FloatField(allow_null=True)
     threshold = serializers.FloatField(allow_null=True)

@@ -170,3 +170,23 @@ def test_alerts_and_dimensions_are_named_in_the_readers_language(roles, make_use
     # The plots' titles are translated too.
     figures = client.get(reverse("review:quality-annotator", args=[speeder])).context["figures"]
     assert "每条帖子用时中位数" in figures["seconds"]["layout"]["title"]["text"]
+
+
+def test_a_quality_run_alerts_on_the_steadily_biased_annotator_on_every_dimension(loaded, make_user):
+    """Issue 20: the model's estimated bias (+1.0) and the gold error that stays high reach the
+    stored report and the panel, on all three dimensions, for the biased annotator only."""
+    crowd, world = loaded
+    services.aggregation_run_now()
+    report = selectors.report_latest().report
+    names = {u.pk: u.username.removeprefix("sim-") for u in world.users}
+    by_kind: dict[str, set] = {}
+    for alert in report["alerts"]:
+        by_kind.setdefault(alert["kind"], set()).add((names[alert["annotator"]], alert["dimension"]))
+    assert by_kind["biased"] == {("biased_up", d) for d in DIMENSIONS}
+    assert {("biased_up", d) for d in DIMENSIONS} <= by_kind["gold_error_high"]
+    assert not any(who in ("careful", "competent") for pairs in by_kind.values() for who, _ in pairs)
+    client = Client()
+    client.force_login(make_user("res", role="researcher"))
+    body = client.get(reverse("review:quality")).content.decode()
+    assert 'data-kind="biased" data-annotator="sim-biased_up"' in body
+    assert 'data-kind="gold_error_high" data-annotator="sim-biased_up"' in body

@@ -91,3 +91,28 @@ def test_gold_posts_are_left_out_of_the_aggregate_and_agreement(crowd_run):
     crowd, report, _, items, _, _ = crowd_run
     assert not np.isin(items, crowd.gold.item).any()
     assert len(items) == len(crowd.truth) - len(crowd.gold.item)
+
+
+def test_a_steadily_biased_annotator_is_alerted_on_every_dimension(crowd_run):
+    """Issue 20: the biased annotator (+1 on everything, from the first post) never *rises*, so the
+    rising-gold-error rule caught them on one dimension of three at most. A gold error and a
+    model-estimated bias that stay high are alerts of their own, on every dimension they apply to."""
+    from annotation.quality.metrics import AlertKind, annotator_quality
+
+    crowd, _, annotators, _, _, aggregates = crowd_run
+    # The model's bias per annotator and dimension, as a quality run hands it to the report.
+    model_bias = {int(a): {d: (float(aggregates[d].annotators.bias[j]), int(aggregates[d].annotators.n_judgments[j]))
+                           for d in crowd.log.dimensions} for j, a in enumerate(annotators)}
+    report = annotator_quality(crowd.log, crowd.gold, model_bias=model_bias)
+    by_name: dict[str, set] = {}
+    for alert in report.alerts:
+        by_name.setdefault(crowd.annotators[alert.annotator].name, set()).add((alert.kind, alert.dimension))
+    every = set(crowd.log.dimensions)
+    assert {d for kind, d in by_name["biased_up"] if kind is AlertKind.GOLD_ERROR_HIGH} == every
+    assert {d for kind, d in by_name["biased_up"] if kind is AlertKind.BIASED} == every
+    assert not by_name.keys() & {"careful", "competent"}
+    biased_alerts = [a for a in report.alerts if a.kind is AlertKind.BIASED]
+    assert {crowd.annotators[a.annotator].name for a in biased_alerts} == {"biased_up"}
+    assert all(a.value >= a.threshold and a.since < a.until for a in biased_alerts)
+    high = [a for a in report.alerts if a.kind is AlertKind.GOLD_ERROR_HIGH and a.annotator == 3]
+    assert all(a.value >= a.threshold for a in high)
