@@ -1,5 +1,8 @@
-FROM python:3.11-slim
+# bookworm: its postgresql-client-15 matches docker-compose's postgres:15 (`manage.py backup` refuses
+# pg_dump / pg_restore of another major version than the server's).
+FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+RUN apt-get update && apt-get install -y --no-install-recommends postgresql-client-15 && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY requirements.txt .
 # CUDA wheels for the gpu worker come from the PyTorch index when building on a GPU host;

@@ -28,6 +28,7 @@ INSTALLED_APPS = [
     "calibration",
     "publication",
     "wellbeing",
+    "backups",
 ]
 
 MIDDLEWARE = [
