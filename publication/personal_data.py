@@ -26,7 +26,7 @@ from annotation.importing.cleaning import _URL as CLEANING_URL
 from annotation.importing.cleaning import clean_text
 
 # Bumped whenever a rule changes, so a re-scan can say which rules a post was last scanned with.
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 
 # kind -> placeholder. The order is the report's order.
 PLACEHOLDERS: dict[str, str] = {
@@ -114,6 +114,17 @@ def _valid_ip(value: str) -> bool:
     return True
 
 
+# Words written after 微信 that are not IDs (微信 Android版, 微信 WeChatPay): letters-only values only.
+NOT_WECHAT_IDS = frozenset({
+    "android", "iphone", "windows", "wechat", "wechatpay", "weixin", "official", "desktop", "mobile", "online",
+    "update", "version", "account", "channel", "moments", "google", "huawei", "xiaomi", "harmony", "friends",
+    "message", "service", "support", "payment", "miniprogram", "program", "public", "groups", "stickers"})
+
+
+def _valid_wechat(value: str) -> bool:
+    return not (value.isalpha() and value.lower() in NOT_WECHAT_IDS)
+
+
 def _valid_plate(value: str) -> bool:
     tail = re.sub(r"[\s·•\-]", "", value)[2:]
     return sum(ch.isdigit() for ch in tail) >= 3  # a word such as 新MATE40 is not a plate
@@ -185,7 +196,7 @@ def _rules() -> tuple[Rule, ...]:
         Rule("wechat", re.compile(r"(?<![A-Za-z])(?:" + _cue_alternation(WECHAT_CUES) + r")" + _CUE_FILLER
                                   + r"(?P<value>[A-Za-z][A-Za-z0-9_\-]{5,19}|[1-9]\d{4,10})" + _NOT_ALNUM_AFTER
                                   + r"|(?<![A-Za-z0-9_])wxid_[A-Za-z0-9_\-]{4,30}"),
-             needs="微威薇徽维信VvWw绿"),
+             validate=_valid_wechat, needs="微威薇徽维信VvWw绿"),
         Rule("plate", re.compile(f"[{PROVINCES}][{_PLATE_LETTERS}][ ·•\\-]?"
                                  f"(?:[{_PLATE_LETTERS}0-9]{{4}}[{_PLATE_LETTERS}0-9挂学警港澳]"
                                  f"|[DF][{_PLATE_LETTERS}0-9]\\d{{4}}|\\d{{5}}[DF])" + _NOT_ALNUM_AFTER, re.IGNORECASE),

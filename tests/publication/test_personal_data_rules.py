@@ -110,6 +110,7 @@ def test_gb11643_published_example_and_impossible_dates():
     ("vx: abc_def12 私聊", "wechat", "abc_def12"),
     ("微信号是wxid_k3j4h5", "wechat", "wxid_k3j4h5"),
     ("V信 LeoLeo_2020 加我", "wechat", "LeoLeo_2020"),
+    ("微信号：zhangsan", "wechat", "zhangsan"),
     ("车牌京A12345", "plate", "京A12345"),
     ("新能源车粤BD12345", "plate", "粤BD12345"),
     ("IP 192.168.1.10 来自", "ip", "192.168.1.10"),
@@ -124,7 +125,7 @@ def test_each_rule_finds_its_kind(text, kind, value):
 
 @pytest.mark.parametrize("text", [
     "1998年第3名，价格299元，第12集，85%的人，2023-05-12，12:30:45，3:2",
-    "QQ音乐排行第10，QQ等级36级，微信支付了35元，微信群里有200人，V信号不好",
+    "QQ音乐排行第10，QQ等级36级，微信支付了35元，微信群里有200人，V信号不好，微信 Android版更新了",
     "新MATE40到了，京东618打折，京A队赢了，1号线地铁站，苹果15Pro，播放量1200万",
     "订单共20000元，身份证号不能随便给，卡号还没办，手机坏了",
     "11010519491231002Y 和 4111111111111112 都不是",  # wrong check characters
