@@ -87,7 +87,8 @@ def cmd_train(args) -> int:
         print("error: the training file has no label columns", file=sys.stderr)
         return 2
     params = json.loads(args.params) if args.params else {}
-    config = _config(args, variant=args.variant, dimensions=tuple(args.dimensions), backbone_params=params,
+    chosen = {"variant": args.variant} if args.variant else {}  # else the preset's variant (or full)
+    config = _config(args, **chosen, dimensions=tuple(args.dimensions), backbone_params=params,
                      seed=args.seed, fusion_mode=args.fusion_mode, parser=args.parser, device=args.device)
     model = train(corpus.texts, corpus.labels, config, _lexicon(args.lexicon), progress=_progress,
                   data_hash=corpus.digest())
@@ -280,7 +281,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("train", help="train a MAAM model on a labelled CSV")
     t.add_argument("--data", required=True)
-    t.add_argument("--variant", choices=["baseline", "astigmatism", "myopia", "full"], default="full")
+    t.add_argument("--variant", choices=["baseline", "astigmatism", "myopia", "full"],
+                   help="default: the preset's (best-offline chooses its own), else full")
     _add_fusion_options(t)
     t.add_argument("--params", help="backbone hyperparameters as JSON, e.g. '{\"epochs\": 3}'")
     t.add_argument("--dimensions", nargs="+", choices=DIMENSIONS, default=list(DIMENSIONS))

@@ -36,10 +36,12 @@ from .astigmatism import (
 )
 from .backbones import WeightedText, load_backbone, make_backbone
 from .lexicon import Lexicon, LexiconEntry
-from .metrics import DECODINGS, all_metrics, decode_labels, reliability_bins
+from .metrics import DECODINGS, all_metrics, decode_labels, macro_f1, reliability_bins
 from .myopia import Myopia, MyopiaConfig
 from .parsing import make_parser
+from .stacking import Stacker, apply_offsets, choose, log_features
 from .taxonomy import DIMENSIONS
+from .topics import TopicMap
 
 VARIANTS = {  # variant -> (Myopia, Astigmatism)
     "baseline": (False, False),
@@ -76,6 +78,12 @@ class TrainConfig:
     # predictions between Myopia-weighted and plain inputs, as the alpha search may choose "no
     # prior" (alpha = 1), so full MAAM can fall back to its baseline where Myopia does not help.
     myopia_gate: bool = False
+    # Extensions for best-offline (issue 23, stacking.py; variants without Astigmatism): a stacker per
+    # dimension over every dimension's cross-fitted log-probabilities (and those of `stack_backbones`,
+    # an ensemble), and per-class decision offsets tuned for macro-F1 on held-out predictions.
+    stack: bool = False
+    stack_backbones: tuple[str, ...] = ()
+    offsets: bool = False
     cis: str = "cues"
     parser: str = "jieba"
     device: str = "auto"
@@ -98,6 +106,10 @@ class TrainConfig:
             raise ValueError(f"decode must be one of {DECODINGS}, got {self.decode!r}")
         if self.myopia_mode not in MYOPIA_MODES:
             raise ValueError(f"myopia_mode must be one of {MYOPIA_MODES}, got {self.myopia_mode!r}")
+        if (self.stack or self.offsets or self.stack_backbones) and VARIANTS[self.variant][1]:
+            raise ValueError("stacking and decision offsets apply to variants without Astigmatism (baseline, myopia)")
+        if self.stack_backbones and not self.stack:
+            raise ValueError("stack_backbones need stack = True")
         if not 0 <= self.min_gain < 1:
             raise ValueError(f"min_gain must be in [0, 1), got {self.min_gain}")
         if self.fusion_order != "best":
@@ -117,6 +129,7 @@ class TrainConfig:
         data.pop("dev_fraction", None)  # artefacts trained before cross-fitting carry it; it no longer applies
         data["myopia"] = MyopiaConfig.from_dict(data.get("myopia", {}))
         data["dimensions"] = tuple(data["dimensions"])
+        data["stack_backbones"] = tuple(data.get("stack_backbones", ()))
         return cls(**data)
 
 
@@ -125,8 +138,11 @@ class TrainConfig:
 PRESETS: dict[str, dict] = {
     "paper": {"backbone": "char-ngram", "prior_mode": "raw", "decode": "argmax", "myopia_mode": "weights",
               "fusion_order": "I>S>C", "cis": "use-m3"},
+    # variant, stack, stack_backbones and offsets: what `train --preset best-offline` trains (issue 23,
+    # docs/best_offline.md); runs launched in the app keep choosing their variant and read the fusion keys.
     "best-offline": {"backbone": "hybrid", "prior_mode": "log-shift", "decode": "argmax", "myopia_mode": "filter",
-                     "fusion_order": "I>S>C", "cis": "use-m3", "min_gain": 0.01},
+                     "fusion_order": "I>S>C", "cis": "use-m3", "min_gain": 0.01,
+                     "variant": "baseline", "stack": True, "stack_backbones": ("char-ngram",), "offsets": True},
 }
 
 
@@ -219,6 +235,9 @@ class DimensionModel:
     fusion_table: list[FusionResult] = field(default_factory=list)
     use_myopia: bool = True  # False: the Myopia gate chose plain inputs for this dimension
     gate: dict | None = None  # the gate's cross-fitted scores (myopia / plain), when it ran
+    extra: list = field(default_factory=list)  # the ensemble's other backbones (config.stack_backbones)
+    stacker: Stacker | None = None
+    offsets: np.ndarray | None = None
 
 
 class MAAMModel:
@@ -270,8 +289,17 @@ class MAAMModel:
             if self.use_astigmatism and dm.fusion is not None:
                 steps = cascade(before, dm.priors, states, dm.fusion.order, dm.fusion.alphas, dm.fusion.prior_mode)
                 after = steps[-1]
-            out[d] = {"before": before, "after": after, "steps": steps, "states": states,
-                      "labels": decode_labels(after, self.config.decode)}
+            out[d] = {"before": before, "after": after, "steps": steps, "states": states}
+        if any(dm.stacker is not None for dm in self.dims.values()):
+            base = [out[d]["before"] for d in self.dims] + [
+                b.predict_proba(inputs[d]) for d, dm in self.dims.items() for b in dm.extra]
+            features = log_features(base)
+            for d, dm in self.dims.items():
+                if dm.stacker is not None:
+                    out[d]["after"] = dm.stacker.predict_proba(features)
+        for d, dm in self.dims.items():
+            out[d]["after"] = apply_offsets(out[d]["after"], dm.offsets)
+            out[d]["labels"] = decode_labels(out[d]["after"], self.config.decode)
         return out
 
     # ------------------------------------------------------------------ persistence
@@ -283,7 +311,11 @@ class MAAMModel:
         try:
             for d, dm in self.dims.items():
                 dm.backbone.save(tmp / d)
+                for i, extra in enumerate(dm.extra):
+                    extra.save(tmp / d / f"extra-{i}")
                 (tmp / d / "calibration.json").write_text(json.dumps({
+                    "extra": len(dm.extra), "stacker": dm.stacker.to_dict() if dm.stacker else None,
+                    "offsets": dm.offsets.tolist() if dm.offsets is not None else None,
                     "priors": dm.priors.to_dict() if dm.priors else None,
                     "fusion": dm.fusion.to_dict() if dm.fusion else None,
                     "fusion_table": [f.to_dict() for f in dm.fusion_table],
@@ -329,6 +361,9 @@ class MAAMModel:
                 fusion=FusionResult.from_dict(calib["fusion"]) if calib["fusion"] else None,
                 fusion_table=[FusionResult.from_dict(f) for f in calib["fusion_table"]],
                 use_myopia=calib.get("use_myopia", True), gate=calib.get("gate"),
+                extra=[load_backbone(path / d / f"extra-{i}", device=device) for i in range(calib.get("extra", 0))],
+                stacker=Stacker.from_dict(calib["stacker"]) if calib.get("stacker") else None,
+                offsets=np.asarray(calib["offsets"]) if calib.get("offsets") is not None else None,
             )
         return cls(config, lexicon, dims, meta)
 
@@ -434,21 +469,80 @@ def train(texts: Sequence[str], labels: dict[str, Sequence[int]], config: TrainC
         model.dims[d] = fit_dimension(inputs[d], labels[d], states, config, progress, plain_inputs=plain)
         if use_astig:
             progress("calibrating", n + 1, len(config.dimensions))
-    model.meta = {"data_hash": data_hash, "n_train": len(texts), "folds": config.folds if use_astig else 0,
+    if config.stack or config.offsets:
+        model.meta["stacking"] = fit_stacking(model, inputs, labels, config, progress)
+    model.meta = {**model.meta, "data_hash": data_hash, "n_train": len(texts), "folds": config.folds if use_astig else 0,
                   "lexicon_version": lexicon.version, "versions": environment_versions(),
                   "cis": cis_meta, "train_seconds": round(time.time() - started, 3)}
     return model
 
 
+def fit_stacking(model: MAAMModel, inputs: dict[str, list], labels: dict[str, Sequence[int]], config: TrainConfig,
+                 progress: Progress = _noop) -> dict:
+    """Stacker and / or decision offsets per dimension (stacking.py): out-of-fold probabilities of
+    each base backbone (k folds of the training posts), the ensemble's other backbones refitted on
+    every post, then per dimension `stacking.choose` keeps whichever of backbone / + offsets /
+    stacker / stacker + offsets scores best on held-out predictions."""
+    dims = list(model.dims)
+    first = np.asarray(labels[dims[0]], dtype=int)
+    parts = fold_indices(first, config.seed, config.folds)
+    n = len(first)
+    names = (config.backbone, *config.stack_backbones)
+    oof = {(b, d): np.zeros((n, config.n_classes)) for b in names for d in dims}
+    total, done = len(parts) * len(names) * len(dims), 0
+    for held in parts:
+        rest = np.setdiff1d(np.arange(n), held)
+        for b in names:
+            for d in dims:
+                y = np.asarray(labels[d], dtype=int)
+                m = make_backbone(b, seed=config.seed, device=config.device, n_classes=config.n_classes,
+                                  **config.backbone_params)
+                m.fit([inputs[d][i] for i in rest], y[rest])
+                oof[(b, d)][held] = m.predict_proba([inputs[d][i] for i in held])
+                done += 1
+                progress("stacking", done, total)
+    for d in dims:
+        model.dims[d].extra = []
+        for b in config.stack_backbones:
+            m = make_backbone(b, seed=config.seed, device=config.device, n_classes=config.n_classes,
+                              **config.backbone_params)
+            m.fit(list(inputs[d]), np.asarray(labels[d], dtype=int))
+            model.dims[d].extra.append(m)
+    # The same feature order as MAAMModel.predict: each dimension's base backbone, then the extras.
+    features = log_features([oof[(names[0], d)] for d in dims] + [oof[(b, d)] for d in dims for b in names[1:]])
+    report = {}
+    for d in dims:
+        choice = choose(oof[(names[0], d)], features if config.stack else None, labels[d], parts,
+                        offsets=config.offsets, seed=config.seed, n_classes=config.n_classes)
+        dm = model.dims[d]
+        dm.stacker, dm.offsets = choice.stacker, choice.offsets
+        report[d] = {"kept": choice.name, "oof_macro_f1": choice.scores,
+                     "offsets": None if choice.offsets is None else [round(float(v), 2) for v in choice.offsets]}
+    if not any(model.dims[d].stacker is not None for d in dims):
+        for d in dims:
+            model.dims[d].extra = []  # no stacker reads them: do not keep (or save) the ensemble's members
+    return report
+
+
 def evaluate(model: MAAMModel, texts: Sequence[str], labels: dict[str, Sequence[int]],
-             tags: Sequence[dict | None] | None = None, progress: Progress = _noop) -> dict[str, dict]:
+             tags: Sequence[dict | None] | None = None, progress: Progress = _noop,
+             topics: TopicMap | None = None) -> dict[str, dict]:
+    """Metrics per dimension before and after calibration, with reliability bins and the scores per
+    topic of the posts (topics.py; the default keyword map unless one is given)."""
     progress("evaluating", 0, 1)
     predictions = model.predict(texts, tags, progress)
+    topic_of = np.asarray((topics or TopicMap.default()).assign(texts))
     out = {}
     for d, pred in predictions.items():
         y = np.asarray(labels[d], dtype=int)
         decode = model.config.decode
+        by_topic = {}
+        for name in dict.fromkeys(topic_of.tolist()):
+            members = topic_of == name
+            by_topic[name] = {"n": int(members.sum()), "macro_f1": macro_f1(y[members], pred["labels"][members]),
+                              "accuracy": float((y[members] == pred["labels"][members]).mean())}
         out[d] = {"before": all_metrics(y, pred["before"], decode), "after": all_metrics(y, pred["after"], decode),
+                  "by_topic": by_topic,
                   "reliability": {"before": reliability_bins(y, pred["before"], list(range(1, pred["before"].shape[1] + 1))),
                                   "after": reliability_bins(y, pred["after"], list(range(1, pred["after"].shape[1] + 1)))}}
     progress("evaluating", 1, 1)

@@ -26,6 +26,9 @@ def test_the_saved_model_is_trained_on_all_posts_after_the_evaluation(labelled_r
     client.force_login(make_user("res", "researcher"))
     page = client.get(reverse("modeling:run", args=[run.pk])).content.decode()
     assert "saved model trained on all 80 labelled posts" in page and 'id="split">paper' in page
+    by_topic = run.metrics["test"]["explicit"]["by_topic"]
+    assert sum(t["n"] for t in by_topic.values()) == 40  # every test post has a topic
+    assert 'id="by-topic"' in page and f"同性恋 ({by_topic['同性恋']['n']})" in page
     rerun = services.training_run_rerun(run_id=run.pk, created_by=None)
     assert TrainingRun.objects.get(pk=rerun.pk).final_fit_all
 

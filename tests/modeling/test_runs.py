@@ -91,7 +91,7 @@ def test_scoring_an_uploaded_file(labelled_release, tmp_path):
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"backbone": "/no/such/model"}, "neither one of char-ngram, use-m3, hybrid, a local model directory"),
+    ({"backbone": "/no/such/model"}, "neither one of char-ngram, use-m3, hybrid, use-m3-ft, a local model directory"),
     ({"dimensions": ["tone"]}, "Choose dimensions"),
     ({"variants": []}, "Choose variants"),
     ({"seeds": []}, "at least one seed"),
