@@ -27,6 +27,7 @@ urlpatterns = [
     path("", include("annotation.review_urls")),
     path("", include("modeling.urls")),
     path("", include("calibration.urls")),
+    path("", include("publication.personal_data_urls")),
     path("", include("wellbeing.urls")),
     path("api/", include((annotation_api + modeling_api + wellbeing_api, "api"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
