@@ -19,3 +19,12 @@ def rewriters(make_user):
 def media(tmp_path, settings):
     settings.MEDIA_ROOT = str(tmp_path / "media")
     return Path(settings.MEDIA_ROOT)
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """Messages in English unless a request asks otherwise (a zh-CN request leaves Chinese active)."""
+    from django.utils import translation
+
+    with translation.override("en"):
+        yield

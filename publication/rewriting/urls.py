@@ -1,0 +1,11 @@
+from django.urls import path
+
+from . import views
+
+app_name = "rewriting"
+
+urlpatterns = [
+    path("rewrite/", views.queue, name="queue"),
+    path("rewrite/<id:post_id>/", views.rewrite, name="rewrite"),
+    path("rewrite/confirm/<id:rewrite_id>/", views.confirm, name="confirm"),
+]
