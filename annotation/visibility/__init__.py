@@ -18,18 +18,24 @@ The API (small on purpose; docs/decisions.md "One visibility policy"):
 - `judgments_visible_to(user, queryset)`: `visible_to` for judgments (or rows with a `gold` flag
   and a post), and without answers to gold items when gold is hidden from the user.
 - `is_hidden(user, post_id)`, `ensure_visible(user, post_id)` (403 with the reason): one post.
+- `log_entries_visible_to(user, queryset)`: an audit or admin log less its entries about rows of
+  hidden posts and, for someone who annotates, about gold.
 - `gold_hidden_from(user)`, `ensure_gold_visible(user)` (403): gold identity.
 - `file_refusal(user, data)`: None when the file's bytes may be served to `user`, else the reason.
   Decided by what the file holds (annotation/visibility/files.py reads Parquet, JSON, JSON Lines,
   CSV and text), never by its name; a file the reader cannot read is refused to anyone with a
   hidden post (fail closed). `gold_file_refusal(user)` for a file that lists gold items.
-- `VisibleRowsAdmin`, `GoldAdmin`: ModelAdmin bases for judgment-derived rows and for gold.
+- `VisibleRowsAdmin`, `GoldAdmin`: ModelAdmin bases for judgment-derived rows and for gold;
+  `admin_site_guard(site)` (annotation's AppConfig.ready): no admin deletion that can reach gold for
+  someone who annotates (a deletion page lists what it takes with it), and every log's admin (an
+  audit log's) through `log_entries_visible_to`.
 """
 from __future__ import annotations
 
 from django.contrib import admin
-from django.core.exceptions import PermissionDenied
-from django.db.models import Q, QuerySet
+from django.core.exceptions import FieldDoesNotExist, PermissionDenied
+from django.db.models import CharField, Q, QuerySet
+from django.db.models.functions import Cast
 from django.utils.translation import gettext_lazy as _
 
 from core.permissions import Role, user_has_role
@@ -102,6 +108,53 @@ def file_refusal(user, data: bytes) -> str | None:
     if contents.mentions(keys={post_key(ext, sha) for ext, sha, _text in hidden}, texts={t for *_k, t in hidden}):
         return str(RELEASE_HIDDEN_MESSAGE)
     return None
+
+
+def _rows_about_posts(model, posts: QuerySet) -> QuerySet | None:
+    """The rows of `model` about `posts`: the posts themselves, rows with a `post` foreign key, rows
+    with a `judgment` foreign key (revisions); None for a model about no post."""
+    if model is Post:
+        return Post.objects.filter(pk__in=posts)
+    for name, target, lookup in (("post", Post, "post__in"), ("judgment", Judgment, "judgment__post__in")):
+        try:
+            field = model._meta.get_field(name)
+        except FieldDoesNotExist:
+            continue
+        if field.concrete and field.is_relation and field.related_model is target:
+            return model._default_manager.filter(**{lookup: posts})
+    return None
+
+
+def log_entries_visible_to(user, queryset: QuerySet, *, object_field: str = "object_id") -> QuerySet:
+    """An audit or admin log (rows with `content_type` and an object id) less the entries `user` may
+    not see: about a row of a hidden post (the post, its judgments and their revisions, final and
+    aggregate labels, predictions, claims...), and - gold being hidden from everyone who annotates -
+    about gold items, qualification sets and attempts, answers to gold items and gold claims."""
+    if not user_has_role(user, Role.ANNOTATOR):
+        return queryset
+    from django.apps import apps
+    from django.contrib.contenttypes.models import ContentType
+
+    from ..models import Assignment, BatchQuality, GoldItem, QualificationAnswer, QualificationAttempt
+
+    numeric = queryset.model._meta.get_field(object_field).get_internal_type() in (
+        "IntegerField", "BigIntegerField", "PositiveIntegerField", "PositiveBigIntegerField")
+
+    def ids(rows: QuerySet):
+        return rows.values("pk") if numeric else rows.annotate(_object_id=Cast("pk", CharField())).values("_object_id")
+
+    hidden = hidden_posts(user).values("pk")
+    gold_only = (GoldItem, BatchQuality, QualificationAttempt, QualificationAnswer)
+    excluded = Q(content_type__in=[ContentType.objects.get_for_model(m) for m in gold_only])
+    for model in apps.get_models():
+        rows = _rows_about_posts(model, hidden)
+        if model is Judgment:
+            rows = Judgment.objects.filter(Q(post__in=hidden) | Q(gold=True))
+        elif model is Assignment:
+            rows = Assignment.objects.filter(Q(post__in=hidden) | Q(gold_batch__isnull=False))
+        if rows is not None:
+            excluded |= Q(content_type=ContentType.objects.get_for_model(model), **{f"{object_field}__in": ids(rows)})
+    return queryset.exclude(excluded)
 
 
 # --- Rule 2: gold identity -----------------------------------------------------------------------
@@ -177,3 +230,47 @@ class GoldAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return not gold_hidden_from(request.user) and super().has_delete_permission(request, obj)
+
+
+def _cascades_to_gold(model, seen=None) -> bool:
+    """Whether deleting a `model` row can delete gold rows (whose deletion summary would name them)."""
+    from django.db.models import CASCADE
+
+    from ..models import Assignment, BatchQuality, GoldItem, QualificationAnswer, QualificationAttempt
+
+    seen = set() if seen is None else seen
+    if model in (GoldItem, BatchQuality, QualificationAttempt, QualificationAnswer, Judgment, Assignment):
+        return True
+    seen.add(model)
+    return any(rel.on_delete is CASCADE and rel.related_model not in seen
+               and _cascades_to_gold(rel.related_model, seen)
+               for rel in model._meta.related_objects if getattr(rel, "on_delete", None) is not None)
+
+
+def admin_site_guard(site) -> None:
+    """Once, when the apps are ready: an admin deletion page lists every row the deletion would take
+    with it (gold items, qualification answers, answers to gold items...), so nobody who annotates
+    deletes, through the admin, anything whose deletion can reach gold - the same for every row of
+    such a model, so a refusal says nothing about one row."""
+    for model, model_admin in list(site._registry.items()):
+        if _is_log(model):  # an audit log's admin (django-auditlog's): its entries go through the policy
+            queryset = model_admin.get_queryset
+
+            def get_queryset(request, _queryset=queryset):
+                return log_entries_visible_to(request.user, _queryset(request))
+
+            model_admin.get_queryset = get_queryset
+        if not _cascades_to_gold(model):
+            continue
+        allowed = model_admin.has_delete_permission
+
+        def has_delete_permission(request, obj=None, _allowed=allowed):
+            return not gold_hidden_from(request.user) and _allowed(request, obj)
+
+        model_admin.has_delete_permission = has_delete_permission
+
+
+def _is_log(model) -> bool:
+    names = {f.name for f in model._meta.get_fields()}
+    return {"content_type", "object_id", "changes"} <= names or {"content_type", "object_id", "action_flag"} <= names
+

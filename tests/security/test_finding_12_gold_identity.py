@@ -58,3 +58,22 @@ def test_finding_12_the_admin_shows_no_gold_to_someone_who_annotates(world, supe
     assignments = client.get(reverse("admin:annotation_assignment_changelist"))
     assert all(a.gold_batch_id is None for a in assignments.context["cl"].result_list)
     assert client.get(reverse("admin:index")).status_code == 200
+
+
+def test_finding_12_no_admin_deletion_page_names_a_gold_item_to_someone_who_annotates(world, make_user):
+    """A deletion page lists what the deletion takes with it: a post's, its gold item. Nobody who
+    annotates opens one for a model whose deletion can reach gold - for every row alike."""
+    gold_post, other = world["gold"].post_id, world["hidden"].pk
+    admin_user = client_for(make_user("root", is_staff=True, is_superuser=True))
+    page = admin_user.get(reverse("admin:annotation_post_delete", args=[gold_post])).content.decode()
+    assert "Gold item: " in page or "gold item" in page  # what the page would tell
+    multi = world["multi"]
+    multi.is_superuser = True
+    multi.save(update_fields=["is_superuser"])
+    client = client_for(multi)
+    Judgment.objects.create(post=world["hidden"], annotator=multi, explicit=1, implicit=1, emotional=1)
+    for post_id in (gold_post, other):
+        response = client.get(reverse("admin:annotation_post_delete", args=[post_id]))
+        assert response.status_code == 403 and "gold" not in response.content.decode().lower(), post_id
+    assert client.get(reverse("admin:annotation_batch_delete", args=[world["old"].pk])).status_code == 403
+    assert client.get(reverse("admin:modeling_lexiconterm_changelist")).status_code == 200

@@ -95,3 +95,24 @@ def test_an_unknown_file_format_is_refused_to_a_person_with_a_hidden_post(world,
     blob = b"\x89PNG\r\n\x1a\n\x00\x00binary"
     assert file_refusal(world["multi"], blob) is not None
     assert file_refusal(make_user("plain-researcher", role="researcher"), blob) is None
+
+
+def test_a_log_of_actions_shows_no_entry_about_a_hidden_post_or_gold_to_someone_who_annotates(world, make_user):
+    """log_entries_visible_to, on Django's admin log (an audit log has the same two fields)."""
+    from django.contrib.admin.models import ADDITION, LogEntry
+    from django.contrib.contenttypes.models import ContentType
+
+    from annotation.models import FinalLabel, Judgment, Post
+    from annotation.visibility import log_entries_visible_to
+
+    def log(obj):
+        return LogEntry.objects.create(user=world["adjudicator"], action_flag=ADDITION, object_repr=str(obj)[:200],
+                                       content_type=ContentType.objects.get_for_model(obj), object_id=str(obj.pk))
+
+    about_hidden = [log(world["hidden"]), log(FinalLabel.objects.get(post=world["hidden"])), log(world["judgments"][0])]
+    about_gold = [log(world["gold"]), log(Judgment.objects.get(gold=True))]
+    other = log(Post.objects.exclude(pk__in=[world["hidden"].pk, world["gold"].post_id]).first())
+    everything = set(LogEntry.objects.all())
+    assert set(log_entries_visible_to(make_user("plain-researcher", role="researcher"), LogEntry.objects.all())) == everything
+    assert set(log_entries_visible_to(world["multi"], LogEntry.objects.all())) == {other}
+    assert set(log_entries_visible_to(world["multi"], LogEntry.objects.all())).isdisjoint(about_hidden + about_gold)
