@@ -142,7 +142,7 @@ PRESETS: dict[str, dict] = {
     # docs/best_offline.md); runs launched in the app keep choosing their variant and read the fusion keys.
     "best-offline": {"backbone": "hybrid", "prior_mode": "log-shift", "decode": "argmax", "myopia_mode": "filter",
                      "fusion_order": "I>S>C", "cis": "use-m3", "min_gain": 0.01,
-                     "variant": "baseline", "stack": True, "stack_backbones": ("char-ngram",), "offsets": True},
+                     "variant": "baseline", "stack": True, "offsets": True},
 }
 
 
