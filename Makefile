@@ -39,7 +39,7 @@ test: install
 ## leave-one-topic-out, paired tests; docs/topics.md), then the paper's ablation (Table 2 shape), options,
 ## COLD, C-I-S inference and Myopia diagnostics -> docs/results_ablation.md
 eval: $(STAMP)
-	$(PY) -m modeling.maam protocols --data ../shared/data/chlgbt/chlgbt_sample.csv --seeds 3 --folds 5 \
+	$(PY) -m modeling.maam protocols --data ../shared/data/chlgbt/chlgbt_sample.csv --seeds 3 --kfold 5 \
 		--candidates hybrid:baseline hybrid:full char-ngram:baseline char-ngram:full preset:best-offline \
 		--out docs/results.md --json docs/results.json
 	$(PY) -m modeling.maam protocols --data ../shared/data/chlgbt/chlgbt_sample.csv --seeds 3 --protocols paper \

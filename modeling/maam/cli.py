@@ -284,7 +284,7 @@ def cmd_protocols(args) -> int:
     topics = TopicMap.from_file(args.topics) if args.topics else TopicMap.default()
     log = (lambda msg: print(msg, file=sys.stderr, flush=True)) if not args.quiet else (lambda msg: None)
     started = time.time()
-    result = run_protocols(corpus.texts, corpus.labels, candidates, seeds=list(range(args.seeds)), folds=args.folds,
+    result = run_protocols(corpus.texts, corpus.labels, candidates, seeds=list(range(args.seeds)), folds=args.kfold,
                            topics=topics, min_topic_posts=args.min_topic_posts, protocols=args.protocols, log=log)
     settings = "; ".join(f"`{c.name}`: variant {c.config.variant}, backbone {c.config.backbone}, prior mode "
                          f"{c.config.prior_mode}, Myopia mode {c.config.myopia_mode}, C-I-S `{c.config.cis}`"
@@ -380,7 +380,8 @@ def build_parser() -> argparse.ArgumentParser:
     pc.add_argument("--params", help="backbone hyperparameters as JSON for BACKBONE:VARIANT candidates")
     pc.add_argument("--protocols", nargs="+", choices=["paper", "kfold", "loto"], default=["paper", "kfold", "loto"])
     pc.add_argument("--seeds", type=int, default=3, help="seeds of the paper's protocol")
-    pc.add_argument("--folds", type=int, default=5, help="folds of the stratified k-fold protocol")
+    pc.add_argument("--kfold", type=int, default=5, help="folds of the stratified k-fold protocol "
+                    "(--folds is the cross-fitting folds of the alpha search)")
     pc.add_argument("--topics", help="topic keyword map (JSON, docs/topics.md); default: the built-in map")
     pc.add_argument("--min-topic-posts", type=int, default=100, help="leave-one-topic-out only for topics this large")
     pc.add_argument("--label", help="a note printed under the title, e.g. 'reduced configuration'")

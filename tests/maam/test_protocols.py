@@ -63,3 +63,11 @@ def test_a_custom_topic_map_drives_the_protocols(tmp_path):
     result = run_protocols(texts, labels, [parse_candidate("char-ngram:baseline", TrainConfig())], folds=2,
                            topics=TopicMap.from_file(path), protocols=["kfold"])
     assert result["topics"] == {"天气": 9, "other": 81}
+
+
+def test_the_protocols_command_line_parses():
+    from modeling.maam.cli import build_parser
+
+    args = build_parser().parse_args(["protocols", "--data", "x.csv", "--kfold", "3", "--folds", "4", "--candidates",
+                                      "hybrid:baseline", "preset:best-offline", "--protocols", "kfold", "--append"])
+    assert (args.kfold, args.folds, args.protocols, args.append) == (3, 4, ["kfold"], True)
