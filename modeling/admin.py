@@ -9,7 +9,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from annotation.blindness import HideFromTwoRolesAdmin
+from annotation.visibility import VisibleRowsAdmin
 from annotation.releases.admin import release_admin_action
 from core.errors import DomainError
 
@@ -130,7 +130,7 @@ class ScoringJobAdmin(admin.ModelAdmin):
 
 
 @admin.register(Prediction)
-class PredictionAdmin(HideFromTwoRolesAdmin):
+class PredictionAdmin(VisibleRowsAdmin):
     list_display = ("post", "run", "explicit", "implicit", "emotional", "created_at")
     list_select_related = ("post", "run")
     readonly_fields = [f.name for f in Prediction._meta.fields]

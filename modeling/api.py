@@ -7,7 +7,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.blindness import without_hidden
+from annotation.visibility import visible_to
 from core.converters import parse_id
 from core.errors import DomainError, NotFound
 from core.permissions import IsResearcher
@@ -62,7 +62,7 @@ class PredictionListApi(APIView):
     @extend_schema(responses=PredictionOut(many=True),
                    parameters=[OpenApiParameter("post", int, required=False), OpenApiParameter("run", int, required=False)])
     def get(self, request):
-        qs = without_hidden(request.user, Prediction.objects.order_by("-created_at", "-id"))
+        qs = visible_to(request.user, Prediction.objects.order_by("-created_at", "-id"))
         for field in ("post", "run"):
             value = request.query_params.get(field)
             if value:

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from core.errors import NotFound
 
-from ..blindness import without_hidden
+from ..visibility import visible_to
 from ..models import DIMENSIONS, FinalLabel, Judgment, Post, Provenance, WorkbenchSettings
 from ..quality.selectors import aggregate_annotations, aggregate_disagreement
 from ..selectors import annotator_pseudonyms, pseudonym_fallback
@@ -39,7 +39,7 @@ def disagreement_post_ids(*, viewer=None, span: int | None = None, after: int = 
     settled = FinalLabel.objects.filter(post=OuterRef("post_id"), provenance=Provenance.ADJUDICATED)
     judgments = Judgment.objects.counted().filter(post_id__gt=after).filter(~Exists(settled))
     if viewer is not None:
-        judgments = without_hidden(viewer, judgments).exclude(
+        judgments = visible_to(viewer, judgments).exclude(
             post_id__in=Judgment.objects.filter(annotator=viewer).values("post_id"))
     spans = {f"{d}_{agg.__name__.lower()}": agg(d) for d in DIMENSIONS for agg in (Max, Min)}
     spans.update(aggregate_annotations())  # the model-based label beside the rounded mean (issue 12)
@@ -110,7 +110,7 @@ def consistency_warnings(*, viewer=None) -> list[dict]:
         q |= Q(**{f"{a}__gte": F(b) + gap}) | Q(**{f"{b}__gte": F(a) + gap})
     labels = FinalLabel.objects.filter(q)
     if viewer is not None:
-        labels = without_hidden(viewer, labels)
+        labels = visible_to(viewer, labels)
     out = []
     for label in labels.select_related("post").order_by("post_id"):
         reasons = [text for a, b, gap, text in CONSISTENCY_RULES if abs(getattr(label, a) - getattr(label, b)) >= gap]

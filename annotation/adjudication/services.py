@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy
 
 from core.errors import Conflict, DomainError, NotFound
 
-from ..blindness import HIDDEN_MESSAGE, is_hidden
+from ..visibility import HIDDEN_MESSAGE, is_hidden
 from ..models import (
     AUTOMATIC,
     DIMENSIONS,

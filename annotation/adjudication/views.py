@@ -12,7 +12,7 @@ from core.errors import Conflict, DomainError, NotFound
 from core.permissions import Role, require_role
 from core.predictions import latest_prediction
 
-from ..blindness import ensure_visible
+from ..visibility import ensure_visible
 from ..models import AUTOMATIC, DIMENSIONS, WorkbenchSettings
 from ..quality.selectors import aggregate_for_post
 from . import selectors, services
