@@ -30,6 +30,7 @@ urlpatterns = [
     path("", include("publication.personal_data_urls")),
     path("", include("publication.rewriting.urls")),
     path("", include("wellbeing.urls")),
+    path("", include("audit.urls")),
     path("api/", include((annotation_api + modeling_api + wellbeing_api, "api"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
 ]

@@ -10,7 +10,7 @@ from core.errors import DomainError
 
 from ..models import DIMENSIONS, AggregationRun, BatchQuality, GoldItem, QualificationAnswer, QualificationAttempt
 from ..visibility import GoldAdmin
-from .services import qualification_items_check, qualification_reset
+from .services import gold_set_active, qualification_items_check, qualification_reset
 
 
 @admin.register(GoldItem)
@@ -25,11 +25,11 @@ class GoldItemAdmin(GoldAdmin):
 
     @admin.action(description=_("Retire: no longer mix into queues"))
     def retire(self, request, queryset):
-        queryset.update(active=False)
+        gold_set_active(post_ids=list(queryset.values_list("post_id", flat=True)), active=False, by=request.user)
 
     @admin.action(description=_("Mix into queues again"))
     def restore(self, request, queryset):
-        queryset.update(active=True)
+        gold_set_active(post_ids=list(queryset.values_list("post_id", flat=True)), active=True, by=request.user)
 
 
 class BatchQualityForm(forms.ModelForm):

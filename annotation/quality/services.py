@@ -17,6 +17,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from audit.services import LogEntry, audit_record
 from core.errors import Conflict, DomainError, NotFound, QueueUnavailable
 from core.jobs import JobDone, job_fail, job_run
 
@@ -68,9 +69,12 @@ def _gold_create(posts_and_labels: list[tuple[Post, dict[str, int]]], *, source:
     already = set(GoldItem.objects.filter(post__in=posts).values_list("post_id", flat=True))
     if already:
         raise Conflict(_("Already gold: %(posts)s.") % {"posts": ", ".join(f"#{pk}" for pk in sorted(already)[:10])})
-    return GoldItem.objects.bulk_create([
+    created = GoldItem.objects.bulk_create([
         GoldItem(post=post, source=source, release=release, created_by=created_by, **scores_validate(labels))
         for post, labels in posts_and_labels])
+    audit_record(actor=created_by, instances=created, event="gold", action=LogEntry.Action.CREATE,
+                 changes={"source": (None, source)})  # (bulk_create sends no signal for the audit log)
+    return created
 
 
 @transaction.atomic
@@ -146,8 +150,10 @@ def gold_upload(*, data: bytes, filename: str = "", created_by=None) -> list[Gol
         return _gold_create(pairs, source=GoldSource.UPLOAD, created_by=created_by)
 
 
-def gold_set_active(*, post_ids: list[int], active: bool) -> int:
+def gold_set_active(*, post_ids: list[int], active: bool, by=None) -> int:
     """Retire gold items (no longer mixed into queues; their answers stay gold) or bring them back."""
+    items = list(GoldItem.objects.filter(post_id__in=post_ids).exclude(active=active))
+    audit_record(actor=by, instances=items, event="gold", changes={"active": (not active, active)})
     return GoldItem.objects.filter(post_id__in=post_ids).update(active=active)
 
 
@@ -255,6 +261,8 @@ def qualification_reset(*, batch_id: int, annotator_id: int, reset_by) -> Qualif
     latest.reset_at = timezone.now()
     latest.reset_by = reset_by
     latest.save(update_fields=["reset_at", "reset_by"])
+    audit_record(actor=reset_by, instances=[latest], event="qualification_reset",
+                 changes={"reset_at": (None, latest.reset_at), "reset_by": (None, reset_by)})
     return latest
 
 

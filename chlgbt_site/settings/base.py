@@ -28,6 +28,8 @@ INSTALLED_APPS = [
     "calibration",
     "publication",
     "wellbeing",
+    "auditlog",
+    "audit",
     "backups",
 ]
 
@@ -40,6 +42,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "audit.middleware.AuditActorMiddleware",  # who made an audited change (not on the scoring queue's path)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "core.middleware.DatabaseUnavailableMiddleware",
@@ -86,6 +89,9 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
                                        "init_command": "PRAGMA journal_mode=WAL;"}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Audit log (audit/, django-auditlog): no IP addresses kept with the entries.
+AUDITLOG_DISABLE_REMOTE_ADDR = True
 
 # The session middleware loads the user on every request; this backend reads their roles with them.
 # ModelBackend second: sessions made before the change stay valid (Django checks the backend a
