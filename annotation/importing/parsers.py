@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from ..models import DIMENSIONS
 from ..scores import score_from_text
@@ -48,8 +49,21 @@ class ParsedPost:
     findings: int = 0
 
 
+NUL_PROBLEM = gettext_lazy("contains a NUL character (\\x00), which cannot be stored: remove it, or save the file as "
+                           "UTF-8 if it is UTF-16")
+
+
 def decode_bytes(data: bytes) -> tuple[str, str, list[ImportProblem]]:
-    """Decode UTF-8 (with or without BOM) or GB18030; report lines that fit neither."""
+    """Decode UTF-8 (with or without BOM) or GB18030; report lines that fit neither, and lines holding a
+    NUL character (no database text column can store one; a file full of them is UTF-16)."""
+    text, encoding, problems = _decode(data)
+    if problems or "\x00" not in text:
+        return text, encoding, problems
+    return "", encoding, [ImportProblem(number, str(NUL_PROBLEM)) for number, line in enumerate(text.split("\n"), start=1)
+                          if "\x00" in line]
+
+
+def _decode(data: bytes) -> tuple[str, str, list[ImportProblem]]:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -94,6 +108,9 @@ def _parse_label(value: str, column: str, line: int, problems: list[ImportProble
 
 def _make_post(line: int, raw: str, label_cells: list[str] | None, problems: list[ImportProblem],
                external_id: str | None = None) -> ParsedPost | None:
+    if "\x00" in raw or "\x00" in (external_id or ""):  # a JSON \u0000 escape: decoding saw no NUL byte
+        problems.append(ImportProblem(line, str(NUL_PROBLEM)))
+        return None
     if len(raw) > MAX_TEXT_CHARS:
         problems.append(ImportProblem(line, _("text is %(length)s characters; the limit is %(limit)s")
                                       % {"length": f"{len(raw):,}", "limit": f"{MAX_TEXT_CHARS:,}"}))

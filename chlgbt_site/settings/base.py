@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF, UNSAFE_INLINE
 
 from chlgbt_site.env import BASE_DIR, env_bool, env_int, env_list, env_str
 
@@ -35,6 +36,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",  # Content-Security-Policy (CONTENT_SECURITY_POLICY below)
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The language: the header switch's cookie, else the browser's Accept-Language, else LANGUAGE_CODE.
@@ -163,6 +165,16 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
+# Content-Security-Policy (django-csp): scripts only from this site, and an inline <script> only with the
+# request's nonce (nonce="{{ request.csp_nonce }}"; tests/security/test_web_hardening.py checks every template);
+# no eval, no plugins, no framing, forms post here only. Styles allow inline: plotly writes <style> rules
+# and style attributes as it draws, and a style cannot run code. Images: data:/blob: for plotly's
+# PNG/SVG downloads.
+CONTENT_SECURITY_POLICY = {"DIRECTIVES": {
+    "default-src": [SELF], "script-src": [SELF, NONCE], "style-src": [SELF, UNSAFE_INLINE],
+    "img-src": [SELF, "data:", "blob:"], "font-src": [SELF, "data:"], "connect-src": [SELF],
+    "object-src": [NONE], "base-uri": [SELF], "form-action": [SELF], "frame-ancestors": [NONE]}}
+
 # Uploads: posts files are size-limited here and again in the importer.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
@@ -180,6 +192,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "core.errors.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],  # the schema is for people logged in
     "TITLE": "ChLGBT Workbench API",
     "DESCRIPTION": "Blind annotation, adjudication and MAAM modeling for the ChLGBT dataset.",
     "VERSION": "1.0.0",

@@ -1,6 +1,7 @@
 """Production: secrets and hosts must come from the environment; HTTPS everywhere."""
 from .base import *  # noqa: F401,F403
 from chlgbt_site.env import env_int, env_str
+from chlgbt_site.env import env_list
 from chlgbt_site.installation_secret import secret_key_weakness
 
 DEBUG = False
@@ -8,6 +9,11 @@ SECRET_KEY = env_str("DJANGO_SECRET_KEY")
 if weakness := secret_key_weakness(SECRET_KEY):  # an error, not check --deploy's warning
     raise RuntimeError(f"DJANGO_SECRET_KEY is too weak for production ({weakness}). Set it to a long random value: "
                        "python -c \"import secrets; print(secrets.token_urlsafe(50))\"")
+# No silent localhost fallback (base.py's default serves the developer's machine only).
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", [])
+if not ALLOWED_HOSTS:
+    raise RuntimeError("Set DJANGO_ALLOWED_HOSTS to the host names this site answers to, comma-separated "
+                       "(e.g. chlgbt.example.org).")
 if CELERY_EMBEDDED_BROKER:  # noqa: F405
     raise RuntimeError("Set CELERY_BROKER_URL to the Redis broker in production; the filesystem broker serves one machine's "
                        "embedded default only.")
