@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
@@ -315,8 +316,6 @@ def mask_post(raw: str, *, ner: EntityRecognizer | None = None) -> MaskResult:
     emoji split, 138😀0013 8000). What the cleaning removes (@mentions, http/www links) stays
     removed and is counted; the named-entity recogniser, if any, reads the masked text last.
     Without findings the result is exactly `clean_text(raw)`."""
-    import unicodedata
-
     raw = _SENTINEL_RE.sub("", unicodedata.normalize("NFC", raw))
     first = find_personal_data(raw)
     marked = _replace(raw, first, lambda f: " " if f.removed_by_cleaning else _SENTINEL_OF[f.kind])
@@ -324,7 +323,3 @@ def mask_post(raw: str, *, ner: EntityRecognizer | None = None) -> MaskResult:
     second = mask_text(cleaned, ner=ner)
     return MaskResult(second.text, [*first, *second.findings])
 
-
-def rule_summary() -> list[tuple[str, str]]:
-    """(kind, placeholder) in the report's order, for pages and docs."""
-    return list(PLACEHOLDERS.items())
