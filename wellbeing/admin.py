@@ -33,3 +33,33 @@ class NoticeAcceptanceAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.action(description=_("Erase personal data (judgments stay, pseudonymous)"))
+def erase_annotators(modeladmin, request, queryset):
+    from django.contrib import messages
+
+    from core.errors import DomainError
+
+    from .data_rights import annotator_erase
+
+    for user in list(queryset):
+        try:
+            erased = annotator_erase(username=user.username, requested_by=request.user, reason="admin action")
+        except DomainError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("Erased: now %(name)s; %(n)s judgments kept.")
+                             % {"name": erased.username, "n": erased.judgments})
+
+
+def _add_erase_action() -> None:
+    """On the user admin (django.contrib.auth's, or a replacement registered before this app)."""
+    from django.contrib.auth import get_user_model
+
+    user_admin = admin.site._registry.get(get_user_model())
+    if user_admin is not None and erase_annotators not in (user_admin.actions or []):
+        user_admin.actions = [*(user_admin.actions or []), erase_annotators]
+
+
+_add_erase_action()

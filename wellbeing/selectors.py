@@ -7,7 +7,7 @@ from datetime import date, datetime, time, timedelta
 from datetime import timezone as dt_timezone
 
 from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -128,7 +128,7 @@ def exposure(*, days: int = 30, annotator_id: int | None = None, now: datetime |
         entry[1] += 1
         entry[2] += post_id in high
     for row in (claims.annotate(day=TruncDate("completed_at", tzinfo=dt_timezone.utc))
-                .values("annotator_id", "annotator__username", "day").annotate(n=Count("id", filter=Q()))):
+                .values("annotator_id", "annotator__username", "day").annotate(n=Count("id"))):
         entry = table.setdefault((row["annotator_id"], row["day"]), [row["annotator__username"], 0, 0, 0])
         entry[3] += row["n"]
     return [ExposureDay(who, entry[0], day, entry[1], entry[2], entry[3])

@@ -1,0 +1,258 @@
+"""Annotator data rights (issue 22): erasure and access.
+
+`annotator_erase`: the person's name, username, e-mail, password and community-member flag are
+removed or replaced; the account becomes a pseudonymous, inactive row (`erased-<pseudonym>`) that
+keeps their judgments, so agreement, final labels and releases (which name annotators by pseudonym
+only) do not change. Everything that repeats the username or e-mail elsewhere is rewritten or
+dropped in the same transaction: the audit log (object names, actor e-mail, change values), stored
+quality reports, login-throttle records, sessions and API tokens. The request itself is logged in the
+audit log (who asked, when, the pseudonym; never the old name).
+
+`annotator_export`: everything the workbench holds about one annotator, as JSON files in a new folder
+(for access requests)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.db.models import Q
+from django.forms.models import model_to_dict
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from annotation.models import (
+    AnnotatorProfile,
+    Assignment,
+    Judgment,
+    JudgmentRevision,
+    QualificationAnswer,
+    QualificationAttempt,
+)
+from core.errors import DomainError, NotFound
+
+from .models import NoticeAcceptance
+from .selectors import exposure
+
+ERASED_PREFIX = "erased-"
+# Models whose JSON columns may hold stored reports naming annotators (the quality panel's report).
+_REPORT_FIELDS = (("annotation", "aggregationrun", "summary"), ("annotation", "agreementreport", "payload"))
+# django-axes (the login throttle) keeps usernames of attempts; these rows go.
+_THROTTLE_MODELS = (("axes", "accessattempt"), ("axes", "accesslog"), ("axes", "accessfailurelog"))
+
+
+@dataclass(frozen=True)
+class Erasure:
+    user_id: int
+    pseudonym: str
+    username: str  # the new, pseudonymous username
+    judgments: int
+
+
+def _user(username: str):
+    user = get_user_model().objects.select_for_update().filter(username=username).first()
+    if user is None:
+        raise NotFound(_("No user named %(username)s.") % {"username": username})
+    return user
+
+
+def _whole(word: str) -> re.Pattern:
+    """`word` as a whole name: not part of a longer username or address (ann1 is not in ann10)."""
+    return re.compile(rf"(?<![\w.@+-]){re.escape(word)}(?![\w.@+-])")
+
+
+def _replace(value: Any, old: set[str], new: str) -> Any:
+    """`value` (JSON) with every occurrence of one of the names in `old` rewritten to `new`."""
+    if isinstance(value, str):
+        for word in old:
+            if word:
+                value = _whole(word).sub(new, value)
+        return value
+    if isinstance(value, list):
+        return [_replace(v, old, new) for v in value]
+    if isinstance(value, dict):
+        return {_replace(k, old, new): _replace(v, old, new) for k, v in value.items()}
+    return value
+
+
+def _mentions(value: Any, old: set[str]) -> bool:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, cls=DjangoJSONEncoder)
+    return any(word and word in text for word in old)
+
+
+@transaction.atomic
+def annotator_erase(*, username: str, requested_by=None, reason: str = "") -> Erasure:
+    """Erase one annotator's personal data, keeping their judgments as a pseudonymous annotator's."""
+    from audit.services import audit_record
+    from auditlog.models import LogEntry
+
+    user = _user(username)
+    if user.username.startswith(ERASED_PREFIX) and not user.is_active:
+        raise DomainError(_("This account was already erased."))
+    if user.is_superuser:
+        raise DomainError(_("A superuser cannot be erased; take the superuser status away first."))
+    profile = AnnotatorProfile.objects.filter(user=user).first()
+    if profile is None:  # (an account that never annotated: it still gets a pseudonym to stand behind)
+        profile = AnnotatorProfile.objects.create(user=user, pseudonym=f"A-{secrets.token_hex(4).upper()}")
+    old = {user.username, user.email} - {""}
+    new_username = f"{ERASED_PREFIX}{profile.pseudonym}"
+
+    user.username, user.first_name, user.last_name, user.email = new_username, "", "", ""
+    user.is_active = user.is_staff = False
+    user.set_unusable_password()
+    user.save()
+    profile.community_member = None
+    profile.attributes = {}
+    profile.save(update_fields=["community_member", "attributes"])
+
+    # Sessions (the database's, and the shared cache's copy through the session store) and API tokens.
+    from importlib import import_module
+
+    from django.conf import settings
+
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    for session in Session.objects.all().iterator():
+        if str(session.get_decoded().get("_auth_user_id")) == str(user.pk):
+            store(session_key=session.session_key).delete()
+    if apps.is_installed("rest_framework.authtoken"):
+        apps.get_model("authtoken", "Token").objects.filter(user=user).delete()
+    for app_label, model_name in _THROTTLE_MODELS:
+        try:
+            model = apps.get_model(app_label, model_name)
+        except LookupError:
+            continue
+        model.objects.filter(username__in=old).delete()
+
+    # The audit log: names of the account in object names, the actor's e-mail, change values.
+    candidates = set(LogEntry.objects.filter(Q(actor=user) | Q(actor_email__in=old)).values_list("pk", flat=True))
+    for word in old:
+        candidates |= set(LogEntry.objects.filter(Q(object_repr__contains=word) | Q(changes_text__contains=word)
+                                                  | Q(changes__icontains=word) | Q(additional_data__icontains=word)
+                                                  | Q(serialized_data__icontains=word)).values_list("pk", flat=True))
+    for entry in LogEntry.objects.filter(pk__in=candidates):
+        entry.object_repr = _replace(entry.object_repr, old, new_username)
+        entry.changes_text = _replace(entry.changes_text, old, new_username)
+        entry.changes = _replace(entry.changes, old, new_username)
+        entry.additional_data = _replace(entry.additional_data, old, new_username)
+        entry.serialized_data = _replace(entry.serialized_data, old, new_username)
+        if entry.actor_email in old or entry.actor_id == user.pk:
+            entry.actor_email = None
+        LogEntry.objects.filter(pk=entry.pk).update(  # (no save(): a log entry is never re-signalled)
+            object_repr=entry.object_repr, changes_text=entry.changes_text, changes=entry.changes,
+            additional_data=entry.additional_data, serialized_data=entry.serialized_data,
+            actor_email=entry.actor_email)
+
+    # Django admin's own history (its object names repeat the username).
+    if apps.is_installed("django.contrib.admin"):
+        from django.contrib.admin.models import LogEntry as AdminLogEntry
+
+        for word in old:
+            for row in AdminLogEntry.objects.filter(Q(object_repr__contains=word) | Q(change_message__contains=word)):
+                AdminLogEntry.objects.filter(pk=row.pk).update(
+                    object_repr=_replace(row.object_repr, old, new_username),
+                    change_message=_replace(row.change_message, old, new_username))
+
+    # Stored reports (the quality panel's, agreement) that name annotators.
+    for app_label, model_name, field in _REPORT_FIELDS:
+        model = apps.get_model(app_label, model_name)
+        for pk, value in model.objects.exclude(**{f"{field}__isnull": True}).values_list("pk", field).iterator():
+            if _mentions(value, old):
+                model.objects.filter(pk=pk).update(**{field: _replace(value, old, new_username)})
+
+    judgments = Judgment.objects.filter(annotator=user).count()
+    audit_record(actor=requested_by, instances=[user], event="erasure", note=reason[:500],
+                 changes={"username": ("—", new_username), "email": ("—", ""), "password": ("—", "unusable"),
+                          "community_member": ("—", None), "is_active": (True, False)})
+    return Erasure(user_id=user.pk, pseudonym=profile.pseudonym, username=new_username, judgments=judgments)
+
+
+# --- Export (access requests) -----------------------------------------------------------------------
+
+def _rows(queryset, fields=None) -> list[dict]:
+    return [model_to_dict(obj, fields=fields) | {"id": obj.pk} for obj in queryset]
+
+
+def annotator_data(*, username: str) -> dict[str, Any]:
+    """Everything held about one annotator, as JSON-ready dicts keyed by file name."""
+    from auditlog.models import LogEntry
+    from django.contrib.contenttypes.models import ContentType
+
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise NotFound(_("No user named %(username)s.") % {"username": username})
+    profile = AnnotatorProfile.objects.filter(user=user).first()
+    account = {"id": user.pk, "username": user.username, "first_name": user.first_name, "last_name": user.last_name,
+               "email": user.email, "is_active": user.is_active, "date_joined": user.date_joined,
+               "last_login": user.last_login, "roles": sorted(user.groups.values_list("name", flat=True)),
+               "password": _("(stored only as a one-way hash; not exported)")}
+    judgments = Judgment.objects.filter(annotator=user).select_related("post", "guideline").order_by("id")
+    attempts = QualificationAttempt.objects.filter(annotator=user).order_by("id")
+    user_type = ContentType.objects.get_for_model(user)
+    about = Q(actor=user) | Q(content_type=user_type, object_pk=str(user.pk))
+    if profile is not None:
+        about |= Q(content_type=ContentType.objects.get_for_model(profile), object_pk=str(profile.pk))
+    about |= Q(content_type=ContentType.objects.get_for_model(QualificationAttempt),
+               object_pk__in=[str(pk) for pk in attempts.values_list("pk", flat=True)])
+    return {
+        "profile.json": {"account": account, "annotator_profile": model_to_dict(profile) if profile else None},
+        "judgments.json": [{"id": j.pk, "post_id": j.post_id, "post_text": j.post.text, "explicit": j.explicit,
+                            "implicit": j.implicit, "emotional": j.emotional, "note": j.note, "flagged": j.flagged,
+                            "seconds_spent": j.seconds_spent, "gold": j.gold,
+                            "guideline_version": j.guideline.version if j.guideline else None,
+                            "created_at": j.created_at, "updated_at": j.updated_at} for j in judgments],
+        "revisions.json": _rows(JudgmentRevision.objects.filter(Q(judgment__annotator=user) | Q(changed_by=user))
+                                .order_by("id")),
+        "claims.json": _rows(Assignment.objects.filter(annotator=user).order_by("id")),
+        "qualification.json": [model_to_dict(a) | {"id": a.pk, "submitted_at": a.submitted_at,
+                                                    "answers": _rows(QualificationAnswer.objects.filter(attempt=a))}
+                               for a in attempts],
+        "wellbeing.json": {
+            "notice_acceptances": [model_to_dict(n) | {"accepted_at": n.accepted_at}
+                                   for n in NoticeAcceptance.objects.filter(annotator=user).order_by("id")],
+            "exposure_per_day": [{"day": d.day, "posts": d.posts, "high_intensity": d.high_intensity,
+                                  "set_aside": d.set_aside}
+                                 for d in exposure(days=3650, annotator_id=user.pk)]},
+        "audit.json": [{"id": e.pk, "timestamp": e.timestamp, "action": e.action,
+                        "object": f"{e.content_type.app_label}.{e.content_type.model}:{e.object_repr}",
+                        "actor": e.actor.username if e.actor else None, "changes": e.changes_dict,
+                        "additional_data": e.additional_data}
+                       for e in LogEntry.objects.filter(about).select_related("content_type", "actor").order_by("id")],
+    }
+
+
+def annotator_export(*, username: str, outdir: str | os.PathLike) -> Path:
+    """Write annotator_data as JSON files (and MANIFEST.json with their sha256) into `outdir`, which
+    must not exist or be empty. All or nothing: written to a temporary folder beside it, then renamed."""
+    target = Path(outdir)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise DomainError(_("%(path)s exists and is not an empty folder; choose a new one.") % {"path": target})
+    data = annotator_data(username=username)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".annotator-export-", dir=target.parent))
+    try:
+        manifest = {}
+        for name, content in data.items():
+            raw = json.dumps(content, ensure_ascii=False, indent=2, cls=DjangoJSONEncoder, sort_keys=True).encode()
+            (tmp / name).write_bytes(raw)
+            manifest[name] = hashlib.sha256(raw).hexdigest()
+        (tmp / "MANIFEST.json").write_text(json.dumps({"exported_at": timezone.now().isoformat(), "files": manifest},
+                                                      indent=2), "utf-8")
+        if target.exists():
+            target.rmdir()
+        tmp.rename(target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
