@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext, gettext_lazy as _
 
 from core.jobs import Job
 
@@ -171,6 +171,9 @@ class Assignment(models.Model):
                          name="assignment_open_claims"),
         ]
 
+    def __str__(self) -> str:
+        return gettext("%(annotator)s: post #%(post)s") % {"annotator": self.annotator, "post": self.post_id}
+
     @property
     def holds_slot(self) -> bool:
         """Whether this claim counts toward the post's k (Post.live_claims counts exactly these)."""
@@ -231,6 +234,9 @@ class Judgment(models.Model):
         ]
         indexes = [models.Index(fields=["annotator", "updated_at"])]
 
+    def __str__(self) -> str:
+        return gettext("Judgment of post #%(post)s by %(annotator)s") % {"post": self.post_id, "annotator": self.annotator}
+
     def scores(self) -> dict[str, int | None]:
         return {d: getattr(self, d) for d in DIMENSIONS}
 
@@ -282,6 +288,9 @@ class FinalLabel(models.Model):
         verbose_name_plural = _("final labels")
         constraints = [*_score_checks("finallabel", DIMENSIONS, nullable=False)]
 
+    def __str__(self) -> str:
+        return gettext("Final label of post #%(post)s") % {"post": self.post_id}
+
     def scores(self) -> dict[str, int]:
         return {d: getattr(self, d) for d in DIMENSIONS}
 
@@ -309,6 +318,9 @@ class WorkbenchSettings(models.Model):
     class Meta:
         verbose_name = _("workbench settings")
         verbose_name_plural = _("workbench settings")
+
+    def __str__(self) -> str:
+        return str(self._meta.verbose_name)
 
     @classmethod
     def current(cls) -> WorkbenchSettings:
@@ -376,7 +388,7 @@ class Release(models.Model):
         super().save(*args, **kwargs)
 
     def __str__(self) -> str:
-        return f"Release {self.number} ({self.content_hash[:12]})"
+        return gettext("Release %(number)s (%(hash)s)") % {"number": self.number, "hash": self.content_hash[:12]}
 
 
 # --- Annotator quality (issue 12; the code is in annotation/quality/, docs/quality.md) -----------------
@@ -416,7 +428,7 @@ class GoldItem(models.Model):
         return {d: getattr(self, d) for d in DIMENSIONS}
 
     def __str__(self) -> str:
-        return f"gold #{self.post_id}"
+        return gettext("Gold item: post #%(post)s") % {"post": self.post_id}
 
 
 class BatchQuality(models.Model):
@@ -448,7 +460,7 @@ class BatchQuality(models.Model):
         return {d: getattr(self, f"pass_max_mae_{d}") for d in DIMENSIONS}
 
     def __str__(self) -> str:
-        return f"quality of {self.batch}"
+        return gettext("Quality settings of %(batch)s") % {"batch": self.batch}
 
 
 class QualificationAttempt(models.Model):
@@ -476,6 +488,9 @@ class QualificationAttempt(models.Model):
         ordering = ["batch_id", "annotator_id", "number"]
         constraints = [models.UniqueConstraint(fields=["batch", "annotator", "number"],
                                                name="qualification_attempt_number")]
+
+    def __str__(self) -> str:
+        return gettext("Qualification of %(annotator)s in %(batch)s") % {"annotator": self.annotator, "batch": self.batch}
 
 
 class QualificationAnswer(models.Model):

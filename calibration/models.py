@@ -39,7 +39,7 @@ class PriorSnapshot(models.Model):
         super().save(*args, **kwargs)
 
     def __str__(self) -> str:
-        return f"Priors #{self.pk} ({self.source})"
+        return gettext("Priors #%(id)s (%(source)s)") % {"id": self.pk, "source": self.source_display}
 
     @property
     def source_display(self) -> str:

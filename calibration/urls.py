@@ -5,6 +5,7 @@ from . import views
 app_name = "calibration"
 
 urlpatterns = [
+    path("calibration/", views.index, name="index"),
     path("calibration/priors/", views.priors, name="priors"),
     path("calibration/priors/rebuild/", views.rebuild, name="rebuild"),
     path("calibration/weights/", views.token_weights, name="weights"),

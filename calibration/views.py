@@ -49,6 +49,21 @@ def _snapshot(pk) -> PriorSnapshot:
 
 
 @login_required
+def index(request):
+    """/calibration/: what each calibration page shows, the newest prior snapshot and the latest
+    finished runs (their fusion and reliability pages), and a post's case study by id."""
+    require_role(request, Role.RESEARCHER)
+    if "post" in request.GET:
+        post_id = parse_id(request.GET["post"])
+        if post_id is not None:
+            return redirect("calibration:case", post_id=post_id)
+        messages.error(request, _("A post id is a whole number."))
+    runs = TrainingRun.objects.filter(status="succeeded").order_by("-finished_at", "-id")[:10]
+    return render(request, "calibration/index.html", {"snapshot": PriorSnapshot.objects.select_related("release").first(),
+                                                      "runs": runs})
+
+
+@login_required
 def priors(request):
     require_role(request, Role.RESEARCHER)
     snapshots = list(PriorSnapshot.objects.select_related("release")[:50])

@@ -65,6 +65,9 @@ class Job(models.Model):
     class Meta:
         abstract = True
 
+    def __str__(self) -> str:
+        return gettext("%(kind)s #%(id)s") % {"kind": self._meta.verbose_name, "id": self.pk}
+
     @property
     def is_finished(self) -> bool:
         return self.status in FINISHED

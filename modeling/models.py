@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext, gettext_lazy as _
 
 from core.jobs import Job, JobStatus
 
@@ -91,7 +91,8 @@ class TrainingRun(Job):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"Run {self.pk} {self.variant} seed {self.seed}"
+        return gettext("Run %(id)s: %(variant)s, seed %(seed)s") % {"id": self.pk, "variant": self.get_variant_display(),
+                                                                      "seed": self.seed}
 
 
 class ScoringScope(models.TextChoices):
@@ -142,3 +143,6 @@ class Prediction(models.Model):
         verbose_name_plural = _("predictions")
         constraints = [models.UniqueConstraint(fields=["post", "run"], name="prediction_once_per_run")]
         indexes = [models.Index(fields=["post", "-created_at"])]
+
+    def __str__(self) -> str:
+        return gettext("Prediction of run %(run)s for post #%(post)s") % {"run": self.run_id, "post": self.post_id}

@@ -34,12 +34,18 @@ class ImportResult:
     batch: str | None
     encoding: str
     warnings: list[str] = field(default_factory=list)
+    # Rows left out because they repeat an earlier row exactly (same text, labels and id).
+    skipped: list[ImportProblem] = field(default_factory=list)
 
 
-def read_posts_file(data: bytes, *, filename: str = "") -> tuple[list, list[ImportProblem], str, dict[str, int]]:
+def read_posts_file(data: bytes, *, filename: str = "") -> tuple[list, list[ImportProblem], str, dict[str, int],
+                                                                 list[ImportProblem]]:
     """A posts file (ChLGBT CSV or JSONL) read and parsed, for the post importer and the gold upload:
-    (posts, problems, encoding, first line per text hash). Problems so far: parse errors and texts
-    repeated within the file. ImportFailed at once for a file over the size limit or not decodable."""
+    (posts, problems, encoding, first line per text hash, skipped rows). A row repeating an earlier
+    one exactly - the same text after cleaning, the same labels and id - is left out and reported as
+    skipped (the paper's cleaning removes duplicates; ChLGBT's own file holds one); the same text with
+    other labels or another id is a conflict, a problem on its line. Problems so far: parse errors
+    and those conflicts. ImportFailed at once for a file over the size limit or not decodable."""
     if len(data) > settings.IMPORT_MAX_BYTES:
         raise ImportFailed([ImportProblem(0, _("file is %(size)s bytes; the limit is %(limit)s")
                                           % {"size": f"{len(data):,}", "limit": f"{settings.IMPORT_MAX_BYTES:,}"})])
@@ -49,15 +55,30 @@ def read_posts_file(data: bytes, *, filename: str = "") -> tuple[list, list[Impo
     is_jsonl = filename.lower().endswith((".jsonl", ".ndjson")) or text.lstrip().startswith("{")
     posts, problems = parse_posts_jsonl(text) if is_jsonl else parse_posts_csv(text)
     seen: dict[str, int] = {}
+    first: dict[str, object] = {}
+    kept, skipped = [], []
     for post in posts:
-        if post.digest in seen:
-            problems.append(ImportProblem(post.line, _("duplicate of line %(line)s (same text after cleaning)")
-                                          % {"line": seen[post.digest]}))
+        earlier = first.get(post.digest)
+        if earlier is None:
+            first[post.digest], seen[post.digest] = post, post.line
+            kept.append(post)
+        elif (post.labels, post.external_id) == (earlier.labels, earlier.external_id):
+            skipped.append(ImportProblem(post.line, _("the same post as line %(line)s (same text and labels); skipped")
+                                         % {"line": earlier.line}))
         else:
-            seen[post.digest] = post.line
+            problems.append(ImportProblem(post.line, _(
+                "conflict: the same text as line %(line)s (after cleaning) with other labels or another id "
+                "(%(here)s here, %(there)s there); keep the right one and remove the other")
+                % {"line": earlier.line, "here": _row_key(post), "there": _row_key(earlier)}))
     if not problems:
-        _mask_personal_data(posts)
-    return posts, problems, encoding, seen
+        _mask_personal_data(kept)
+    return kept, problems, encoding, seen, skipped
+
+
+def _row_key(post) -> str:
+    """What tells two rows with the same text apart: their labels (explicit/implicit/emotional) and id."""
+    labels = "/".join(str(post.labels[d]) for d in ("explicit", "implicit", "emotional")) if post.labels else "–"
+    return f"{labels} {post.external_id!r}" if post.external_id else labels
 
 
 def _mask_personal_data(posts: list) -> None:
@@ -81,7 +102,7 @@ def _masked(raw: str):
 def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
                  batch_name: str | None = None) -> ImportResult:
     """Parse, validate and write posts; raise ImportFailed (writing nothing) on any problem."""
-    posts, problems, encoding, seen = read_posts_file(data, filename=filename)
+    posts, problems, encoding, seen, skipped = read_posts_file(data, filename=filename)
     existing = set(
         Post.objects.filter(text_sha256__in=list(seen)).values_list("text_sha256", flat=True)
     ) if seen else set()
@@ -122,7 +143,7 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
                 batch_size=2000,
             )
             labelled = len(created)
-    return ImportResult(created=len(created), labelled=labelled, batch=batch_name, encoding=encoding)
+    return ImportResult(created=len(created), labelled=labelled, batch=batch_name, encoding=encoding, skipped=skipped)
 
 
 def _post_lookup(keys: set[str]) -> dict[str, Post]:

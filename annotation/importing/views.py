@@ -34,6 +34,8 @@ def upload(request):
         else:
             messages.success(request, _("Imported %(created)s posts (%(encoding)s); %(labelled)s with final labels.")
                              % {"created": result.created, "encoding": result.encoding, "labelled": result.labelled})
+            for row in result.skipped[:PROBLEMS_SHOWN]:
+                messages.warning(request, str(row))
             return redirect("annotation:upload")
     return render(request, "annotation/upload.html", {"form": form, "problems": problems[:PROBLEMS_SHOWN],
                                                       "more_problems": max(0, len(problems) - PROBLEMS_SHOWN)})

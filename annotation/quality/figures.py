@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from datetime import datetime, timezone
 
 import plotly.graph_objects as go
@@ -92,7 +94,48 @@ def annotator(report: dict, annotator_id: int) -> dict[str, dict]:
     return _specs({"alpha": alpha, "gold": gold, "seconds": speed})
 
 
+# Width of a title line, in Latin-letter units (a CJK character counts two): what fits across the
+# panel's half-width plots at the page's title size.
+TITLE_LINE_UNITS = 56
+
+
+# A title breaks after a word (and its spaces) or between any two CJK characters.
+TITLE_TOKENS = re.compile(r"[\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]|[^\s\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]+\s*|\s+")
+
+
+def _display_width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def wrap_title(text: str, units: int = TITLE_LINE_UNITS) -> list[str]:
+    """Break a title into lines of at most `units` (at spaces in English; anywhere between CJK
+    characters, which have no spaces), so no plot width cuts it off."""
+    lines, line = [], ""
+    for token in TITLE_TOKENS.findall(text):
+        if line and _display_width(line + token.rstrip()) > units:
+            lines.append(line.rstrip())
+            line = token.lstrip()
+        else:
+            line += token
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+def _fit_titles(fig: go.Figure) -> None:
+    """Titles wrapped and given room: the top margin grows with the lines, left-aligned in the
+    container so a narrow plot never clips them; the legend goes below the plot."""
+    lines = wrap_title(fig.layout.title.text or "")
+    fig.update_layout(title={"text": "<br>".join(lines), "x": 0.01, "xanchor": "left", "xref": "container",
+                             "y": 0.98, "yanchor": "top", "yref": "container", "font": {"size": 14},
+                             "automargin": True},
+                      margin={"t": 40 + 20 * len(lines), "l": 60, "r": 20, "b": 40},
+                      legend={"orientation": "h", "y": -0.18, "x": 0})
+
+
 def _specs(figures: dict[str, go.Figure]) -> dict[str, dict]:
     """Plotly JSON specs (NaN becomes null so the page's JSON stays valid)."""
+    for fig in figures.values():
+        _fit_titles(fig)
     return {key: json.loads(fig.to_json()) for key, fig in figures.items()}
 

@@ -131,7 +131,7 @@ def gold_upload(*, data: bytes, filename: str = "", created_by=None) -> list[Gol
 
     from ..importing.services import read_posts_file
 
-    parsed, problems, _encoding, seen = read_posts_file(data, filename=filename)
+    parsed, problems, _encoding, seen, _skipped = read_posts_file(data, filename=filename)
     problems += [ImportProblem(p.line, _("gold items need labels on every row")) for p in parsed if p.labels is None]
     if not parsed and not problems:
         problems.append(ImportProblem(0, _("the file has no posts")))

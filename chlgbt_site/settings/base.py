@@ -120,7 +120,9 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Only where `collectstatic` runs (production.py): WhiteNoise serves STATIC_ROOT when it is set, and a
+# folder that was never collected made every start warn "No directory at: staticfiles/".
+STATIC_ROOT = env_str("STATIC_ROOT", "") or None
 MEDIA_ROOT = env_str("MEDIA_ROOT", str(BASE_DIR / "media"))
 MEDIA_URL = "/media/"
 ARTIFACT_ROOT = env_str("ARTIFACT_ROOT", str(BASE_DIR / "artifacts"))

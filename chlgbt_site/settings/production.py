@@ -1,6 +1,6 @@
 """Production: secrets and hosts must come from the environment; HTTPS everywhere."""
 from .base import *  # noqa: F401,F403
-from chlgbt_site.env import env_int, env_str
+from chlgbt_site.env import BASE_DIR, env_int, env_str
 from chlgbt_site.env import env_list
 from chlgbt_site.installation_secret import secret_key_weakness
 
@@ -29,6 +29,7 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+STATIC_ROOT = env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles"))  # what `collectstatic` fills, WhiteNoise serves
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},

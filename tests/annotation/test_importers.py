@@ -1,6 +1,7 @@
 """The shared importer: ChLGBT's CSV format and JSONL, all-or-nothing with every problem listed."""
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -66,15 +67,46 @@ def test_label_of_six_is_refused_with_line_number():
 
 
 def test_every_problem_is_listed():
-    rows = ["好帖子,1,1,1", ",1,1,1", "列数不对,1,1", "非数字,a,1,1", "好帖子,1,1,1", "部分标签,1,,"]
+    rows = ["好帖子,1,1,1", ",1,1,1", "列数不对,1,1", "非数字,a,1,1", "好帖子,1,2,1", "部分标签,1,,"]
     problems = problems_of(chlgbt_csv(rows).encode())
     assert problems == [
         "line 4: empty text (nothing left after cleaning)",
         "line 5: expected 4 columns, found 3",
         "line 6: Explicit must be an integer 1-5, got 'a'",
-        "line 7: duplicate of line 3 (same text after cleaning)",
+        "line 7: conflict: the same text as line 3 (after cleaning) with other labels or another id (1/2/1 here, "
+        "1/1/1 there); keep the right one and remove the other",
         "line 8: labels must be given for all three dimensions or none",
     ]
+
+
+def test_an_exact_duplicate_is_skipped_and_reported_not_refused(tmp_path):
+    """ChLGBT's own file holds one post twice (same text, same labels): the file imports, the
+    repeat is left out and named; the same text cleaned to the same post counts as the same."""
+    from django.core.management import call_command
+
+    rows = ["好帖子,1,2,3", "另一条,2,2,2", "好帖子,1,2,3", "@某人 好帖子,1,2,3"]
+    result = import_posts(chlgbt_csv(rows).encode(), with_labels=True)
+    assert (result.created, result.labelled) == (2, 2)
+    assert [str(p) for p in result.skipped] == [
+        "line 5: the same post as line 3 (same text and labels); skipped",
+        "line 6: the same post as line 3 (same text and labels); skipped"]
+    assert Post.objects.count() == 2
+
+    path = tmp_path / "posts.csv"
+    path.write_text(chlgbt_csv(["新帖子,1,1,1", "新帖子,1,1,1"]), encoding="utf-8")
+    out = io.StringIO()
+    call_command("import_posts", str(path), "--with-labels", stdout=out)
+    assert "line 4: the same post as line 3" in out.getvalue() and "Skipped 1 exact duplicate" in out.getvalue()
+
+
+def test_duplicates_with_other_labels_or_ids_are_conflicts_and_nothing_is_imported():
+    rows = ["好帖子,1,2,3", "好帖子,1,2,4"]
+    assert problems_of(chlgbt_csv(rows).encode()) == [
+        "line 4: conflict: the same text as line 3 (after cleaning) with other labels or another id (1/2/4 here, "
+        "1/2/3 there); keep the right one and remove the other"]
+    jsonl = '{"id": "a", "text": "好帖子"}\n{"id": "b", "text": "好帖子"}\n'
+    assert "conflict" in problems_of(jsonl.encode())[0]
+    assert Post.objects.count() == 0
 
 
 def test_empty_file():

@@ -25,6 +25,9 @@ class Command(BaseCommand):
             for problem in exc.problems:
                 self.stderr.write(str(problem))
             raise CommandError(f"{len(exc.problems)} problem(s) found; nothing was imported.")
+        for row in result.skipped:
+            self.stdout.write(self.style.WARNING(str(row)))
         self.stdout.write(self.style.SUCCESS(
             f"Imported {result.created} posts from {path.name} ({result.encoding}); {result.labelled} with final labels."
+            + (f" Skipped {len(result.skipped)} exact duplicate row(s) (listed above)." if result.skipped else "")
         ))
