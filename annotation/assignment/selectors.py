@@ -299,12 +299,15 @@ def open_claim(*, annotator, batch: Batch, since) -> Assignment | None:
     return assignment
 
 
-def post_claims(post_id: int) -> list[tuple]:
-    """Every claim on one post (a handful of rows, by index): (id, annotator_id, status, lapsed,
-    gold_batch_id, assigned_at)."""
+def post_claims(post_id: int, *, claim_id: int | None = None) -> list[tuple]:
+    """The claims on one post (a handful of rows, by index): (id, annotator_id, status, lapsed,
+    gold_batch_id, assigned_at). With `claim_id`: the post's real claims and that claim only, never
+    the answers other annotators gave it as a gold item - a gold post served to many people would
+    otherwise return many rows, and the time the read takes would count them (issue 20)."""
+    only = "" if claim_id is None else " AND (a.gold_batch_id IS NULL OR a.id = %s)"
     with claim_cursor() as cursor:
         cursor.execute(f"SELECT a.id, a.annotator_id, a.status, a.lapsed, a.gold_batch_id, a.assigned_at "
-                       f"FROM {_A} a WHERE a.post_id = %s", [post_id])
+                       f"FROM {_A} a WHERE a.post_id = %s{only}", [post_id] + ([] if claim_id is None else [claim_id]))
         return [(pk, who, status, bool(lapsed), gold, _datetime(at)) for pk, who, status, lapsed, gold, at in cursor]
 
 

@@ -295,7 +295,7 @@ def _ensure_room_for_late_submission(assignment: Assignment) -> Post | None:
     # liveness is read: a claim expiring between this check and the commit cannot have its slot
     # handed to someone else meanwhile.
     post = _lock_post(assignment.post_id)
-    claim = next((c for c in post_claims(assignment.post_id) if c[0] == assignment.pk), None)
+    claim = next((c for c in post_claims(assignment.post_id, claim_id=assignment.pk) if c[0] == assignment.pk), None)
     if claim is None:  # the claim was deleted meanwhile (its post or its annotator removed)
         raise NotFound(_("This post is not in your queue."))
     assignment.status, assignment.lapsed, assignment.assigned_at = claim[2], claim[3], claim[5]
