@@ -6,10 +6,12 @@ Idempotent: each step checks what is already there."""
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
+from django.utils import timezone
 
 from core.permissions import Role, role_groups_ensure
 
@@ -18,7 +20,7 @@ from .agreement.selectors import interval_report_latest
 from .agreement.services import agreement_report_request
 from .assignment.services import assignment_next, batch_lock, judgment_submit
 from .importing.parsers import sha256_text
-from .models import DIMENSIONS, Batch, FinalLabel, Judgment, Post, Provenance, Release
+from .models import DIMENSIONS, Assignment, Batch, FinalLabel, Judgment, Post, Provenance, Release
 from .releases.services import release_publish
 from .services import annotator_ensure
 
@@ -149,23 +151,53 @@ WEEK1_POSTS: list[tuple[str, int, int, int]] = [
     ("有人在评论区说“同性恋去死”，居然还有人点赞，心寒。", 1, 1, 4),
 ]
 
+# Gold items (issue 12): posts outside any batch with settled labels, mixed into the open batch's
+# queues at its gold rate; nobody can tell them from real posts. Written by this project.
+GOLD_POSTS: list[tuple[str, int, int, int]] = [
+    ("图书馆新上架了几本性别研究的书，借的人还挺多。", 1, 1, 1),
+    ("同性恋都是神经病，应该关起来！", 5, 3, 5),
+    ("他们说自己是双性恋，我看就是想出风头。", 2, 4, 3),
+    ("这个城市的骄傲月活动今年办得特别热闹，好多家庭一起来。", 1, 1, 3),
+    ("搞同性恋的别来我们公司应聘，我们不要这种人。", 4, 3, 4),
+    ("跨性别运动员参赛的规则还在讨论，各方观点都有道理。", 1, 2, 2),
+]
+GOLD_RATE = 0.12  # of the open batch's queue: three or four gold items for each annotator
+
 WEEK1_BATCH = "demo-week-1"
 OPEN_BATCH = "demo"
-# How each demo annotator leans: a constant offset per dimension and how often they stray by one.
-ANNOTATOR_STYLE = {1: ((0, 1, 0), 0.25), 2: ((0, 0, 1), 0.2), 3: ((-1, 0, 0), 0.3), 4: ((0, 0, 0), 0.15),
-                   5: ((0, 0, 0), 0.5), 6: ((1, 0, -1), 0.3)}
+# How each demo annotator scores: how often they stray by one from the post's true scores. Nobody
+# leans by a constant offset (the quality page would rightly call that bias). Two are planted for
+# the quality page to find, and only they are flagged there (tests/test_demo.py):
+ANNOTATOR_STRAY = {1: 0.2, 2: 0.2, 3: 0.15, 4: 0.15, 5: 0.2, 6: 0.2}
+# annotator5 speeds: two or three seconds a post, and careless with it.
+SPEEDER, SPEEDER_STRAY, SPEEDER_SECONDS = 5, 0.6, (1.5, 3.5)
+# annotator3 drifts: careful for the first half of week 1, then scores explicit and implicit bias
+# two points too high (rolling agreement falls, the model's bias estimate rises).
+DRIFTER, DRIFT_OFFSETS, DRIFT_FROM = 3, (2, 2, 0), 33
+# Everyone else reads a post in 8 to 60 seconds (a long-tailed draw around 20 s).
+READING_SECONDS = (8.0, 60.0)
 OPEN_BATCH_ITEMS_EACH = 20  # annotators 1-5 are part-way through the open batch; annotator6 has not started
 ADJUDICATED = 6  # disputed week-1 posts the adjudicator settles (the others keep their rounded mean)
 NOTE = "不确定这算不算刻板印象，标记一下请裁定。"
 
 
-def _scores(rng: random.Random, truth, annotator: int) -> dict[str, int]:
-    offsets, stray = ANNOTATOR_STYLE[annotator]
+def _scores(rng: random.Random, truth, annotator: int, done: int) -> dict[str, int]:
+    """The scores annotator number `annotator` gives a post whose true scores are `truth`, as their
+    `done`-th judgment (the drifter drifts from DRIFT_FROM on)."""
+    stray = SPEEDER_STRAY if annotator == SPEEDER else ANNOTATOR_STRAY[annotator]
+    offsets = DRIFT_OFFSETS if annotator == DRIFTER and done >= DRIFT_FROM else (0, 0, 0)
     out = {}
     for dim, t, offset in zip(DIMENSIONS, truth, offsets):
         value = t + offset + (rng.choice([-1, 1]) if rng.random() < stray else 0)
         out[dim] = min(5, max(1, value))
     return out
+
+
+def _reading_seconds(rng: random.Random, annotator: int) -> float:
+    if annotator == SPEEDER:
+        return rng.uniform(*SPEEDER_SECONDS)
+    low, high = READING_SECONDS
+    return min(high, low + rng.expovariate(1 / 12))
 
 
 def _users():
@@ -211,13 +243,50 @@ def _score_batch(batch: Batch, annotators, truths: dict[str, tuple], *, limit: i
             item = assignment_next(annotator=annotator, batch_id=batch.pk)
             if item is None:
                 break
-            scores = _scores(rng, truths[item.post.text], number)
-            flagged = number == 5 and "刻板印象" in item.post.text
-            judgment_submit(annotator=annotator, post_id=item.post_id, scores=scores, seconds_spent=rng.uniform(6, 45),
-                            flagged=flagged, note=NOTE if flagged else "")
-            done += 1
+            total = Judgment.objects.filter(annotator=annotator).count()
+            scores = _scores(rng, truths[item.post.text], number, total)
+            flagged = number == 4 and "刻板印象" in item.post.text
+            judgment_submit(annotator=annotator, post_id=item.post_id, scores=scores,
+                            seconds_spent=_reading_seconds(rng, number), flagged=flagged, note=NOTE if flagged else "")
+            if item.post.batch_id == batch.pk:  # a gold item served among the batch's posts is not one of them
+                done += 1
             made += 1
     return made
+
+
+def _retime(annotators, *, days_ago: int, seed: int) -> None:
+    """The page measures time per post from the claim to the submit (the client's seconds are
+    only a fallback). Seeding claims and submits in the same instant would make everyone look
+    like a speeder, so each annotator's fresh claims (those still under a second) are laid out on a
+    timeline: sessions from `days_ago` days back, each post read for the annotator's seconds, a
+    few seconds between posts."""
+    start = timezone.now() - timedelta(days=days_ago)
+    for number, annotator in enumerate(annotators, start=1):
+        rng = random.Random(seed * 1000 + number)
+        fresh = [a for a in Assignment.objects.filter(annotator=annotator, completed_at__isnull=False)
+                 .order_by("completed_at", "id") if (a.completed_at - a.assigned_at).total_seconds() < 1]
+        moment = start + timedelta(hours=9 + number, minutes=rng.randint(0, 50))
+        for i, claim in enumerate(fresh):
+            if i and i % 25 == 0:  # the next session, the next day
+                moment += timedelta(days=1) - timedelta(minutes=rng.randint(0, 90))
+            seconds = _reading_seconds(rng, number)
+            claim.assigned_at, claim.completed_at = moment, moment + timedelta(seconds=seconds)
+            moment = claim.completed_at + timedelta(seconds=rng.uniform(2, 8))
+        Assignment.objects.bulk_update(fresh, ["assigned_at", "completed_at"])
+        for claim in fresh:
+            Judgment.objects.filter(post_id=claim.post_id, annotator=annotator).update(
+                created_at=claim.completed_at, seconds_spent=(claim.completed_at - claim.assigned_at).total_seconds())
+
+
+def _gold(batch: Batch, researcher) -> None:
+    """A few gold items, served among the open batch's posts (quality/services.py)."""
+    from .quality.services import batch_quality_set, gold_upload
+
+    if not Post.objects.filter(text_sha256__in=[sha256_text(t) for t, *_ in GOLD_POSTS], gold_item__isnull=False).exists():
+        rows = "".join(f"{text},{e},{i},{m}\n" for text, e, i, m in GOLD_POSTS)
+        gold_upload(data=("Sentences,Explicit,Implicit,Emotional\n" + rows).encode(), filename="demo-gold.csv",
+                    created_by=researcher)
+    batch_quality_set(batch_id=batch.pk, gold_rate=GOLD_RATE)
 
 
 def _adjudicate(batch: Batch, adjudicator, truths: dict[str, tuple]) -> int:
@@ -251,6 +320,7 @@ def seed_demo(*, seed: int = 7) -> dict:
     annotators, staff = _users()
     week1 = _batch(WEEK1_BATCH, WEEK1_POSTS, annotators)
     made = _score_batch(week1, annotators, {text: tuple(t) for text, *t in WEEK1_POSTS}, limit=None, seed=seed)
+    _retime(annotators, days_ago=21, seed=seed)
     batch_lock(batch_id=week1.pk)
     final_labels_refresh(batch_id=week1.pk)
     adjudicated = _adjudicate(week1, staff["adjudicator"], {text: tuple(t) for text, *t in WEEK1_POSTS})
@@ -261,7 +331,12 @@ def seed_demo(*, seed: int = 7) -> dict:
     if interval_report_latest() is None:
         agreement_report_request(bootstrap=200)
     demo = _batch(OPEN_BATCH, DEMO_POSTS, annotators, DEMO_CONTEXT)
-    made += _score_batch(demo, annotators[:5], {text: tuple(t) for text, *t in DEMO_POSTS},
+    _gold(demo, staff["researcher"])
+    made += _score_batch(demo, annotators[:5], {text: tuple(t) for text, *t in [*DEMO_POSTS, *GOLD_POSTS]},
                          limit=OPEN_BATCH_ITEMS_EACH, seed=seed + 1)
+    _retime(annotators, days_ago=3, seed=seed + 1)
+    from .quality.services import quality_refresh
+
+    quality_refresh()  # the quality page's report and the aggregate (a background job; inline under seed_demo)
     return {"annotators": len(annotators), "posts": Post.objects.count(), "judgments": made,
             "adjudicated": adjudicated, "release": release, "researcher": staff["researcher"]}

@@ -12,6 +12,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+# The load test's name for the scoring step (submit + next in one request); the drills read its figures.
+SUBMIT_STEP = "POST submit + next (one step)"
 SAMPLE = ROOT.parent / "shared" / "data" / "chlgbt" / "chlgbt_sample.csv"
 
 

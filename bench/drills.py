@@ -1,6 +1,8 @@
 """Fault drills on one machine; writes bench/drills.md.
 
-    python bench/drills.py
+    python bench/drills.py            # the drills (PostgreSQL, Redis, gunicorn on loopback)
+    python bench/drills.py --smoke    # no services: the report from a committed load-test result, and the
+                                      # drill tests collected (the test suite runs this)
 
 1. PostgreSQL restarted mid-load (bench/loadtest.py --restart-postgres-at): clients get clean 503s,
    retry, and the database holds exactly the acknowledged judgments.
@@ -19,7 +21,7 @@ import time
 from pathlib import Path
 
 import requests
-from common import ROOT, setup_django, synthetic_posts
+from common import ROOT, SUBMIT_STEP, setup_django, synthetic_posts
 
 REDIS_START = ["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "-::1", "--port", "6379", "--save", "",
                "--appendonly", "no", "--dir", "/var/lib/redis", "--logfile", "/var/log/redis/ci.log"]
@@ -36,15 +38,21 @@ def drill_postgres() -> None:
     result_file = "/tmp/drill-postgres.json"
     subprocess.run([sys.executable, "loadtest.py", "--annotators", "50", "--duration", "40", "--restart-postgres-at",
                     "15", "--json-out", result_file], cwd=ROOT / "bench", check=True, capture_output=True)
-    r = json.loads(Path(result_file).read_text())
-    section("PostgreSQL restarted mid-load", [
-        f"- 50 annotators for {r['duration_s']} s; PostgreSQL restarted at 15 s (took {r['drill']['restart_took_s']:.1f} s)",
+    section("PostgreSQL restarted mid-load", postgres_lines(json.loads(Path(result_file).read_text())))
+
+
+def postgres_lines(r: dict) -> list[str]:
+    """The PostgreSQL drill's report from the load test's result (bench/loadtest.py --json-out)."""
+    restart = (r.get("drill") or {}).get("restart_took_s")
+    step = r["endpoints"][SUBMIT_STEP]
+    return [
+        f"- 50 annotators for {r['duration_s']} s; PostgreSQL restarted at 15 s"
+        + (f" (took {restart:.1f} s)" if restart is not None else " (no restart in this result)"),
         f"- requests {r['requests']}, failed attempts {sum(e['errors'] for e in r['endpoints'].values())} "
-        f"(clean 503 + Retry-After), client retries {r['client_retries']}",
+        f"(clean 503 + Retry-After), client retries {r.get('client_retries', 0)}",
         f"- acknowledged judgments {r['acknowledged_judgments']}, stored {r['stored_judgments']}, "
         f"identical: **{r['db_equals_acknowledged']}**",
-        f"- submit p50/p95/p99: {r['endpoints']['POST submit']['p50_ms']} / {r['endpoints']['POST submit']['p95_ms']} / "
-        f"{r['endpoints']['POST submit']['p99_ms']} ms"])
+        f"- submit + next p50/p95/p99: {step['p50_ms']} / {step['p95_ms']} / {step['p99_ms']} ms"]
 
 
 def drill_redis() -> None:
@@ -112,19 +120,38 @@ def drill_redis() -> None:
     section("Redis stopped", lines)
 
 
+DRILL_TESTS = ["tests/modeling/test_celery_worker.py::test_killing_the_worker_mid_run_never_leaves_it_running",
+               "tests/core/test_worker_killed.py::test_production_workers_killed_during_each_job_kind",
+               "tests/annotation/test_releases.py::test_failed_write_publishes_nothing",
+               "tests/annotation/test_releases.py::test_read_only_media_publishes_nothing"]
+
+
 def drill_tests() -> None:
     env = {**os.environ, "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/test", "TEST_REDIS_URL": "redis://127.0.0.1:6379/15",
            "REQUIRE_POSTGRES": "1", "REQUIRE_REDIS": "1"}
-    tests = ["tests/modeling/test_celery_worker.py::test_killing_the_worker_mid_run_never_leaves_it_running",
-             "tests/annotation/test_releases.py::test_failed_write_publishes_nothing",
-             "tests/annotation/test_releases.py::test_read_only_media_publishes_nothing"]
+    tests = DRILL_TESTS
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", *tests], cwd=ROOT, env=env, capture_output=True, text=True)
     tail = [line for line in r.stdout.splitlines() if line.strip()][-4:]
-    section("Worker killed mid-run; disk full / read-only during export", [
+    section("Worker killed mid-run (each job kind); disk full / read-only during export", [
         "- `" + t.split("::")[1] + "`" for t in tests] + ["", "```", *tail, "```"])
 
 
+def smoke() -> None:
+    """What can break without the services: the report reads the load test's result format (the
+    committed run), and every drill test still exists under its name."""
+    lines = postgres_lines(json.loads((ROOT / "bench" / "loadtest-50.json").read_text()))
+    assert len(lines) == 4, lines
+    r = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", *DRILL_TESTS], cwd=ROOT,
+                       capture_output=True, text=True)
+    collected = [line for line in r.stdout.splitlines() if "::" in line]
+    assert r.returncode == 0 and len(collected) == len(DRILL_TESTS), r.stdout[-2000:] + r.stderr[-2000:]
+    print("drills smoke: report and drill tests OK")
+
+
 if __name__ == "__main__":
+    if "--smoke" in sys.argv[1:]:
+        smoke()
+        raise SystemExit(0)
     drill_postgres()
     drill_redis()
     drill_tests()

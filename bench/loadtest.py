@@ -32,7 +32,7 @@ import gevent
 from locust import FastHttpUser, between, constant, task
 from locust.env import Environment
 
-from common import ROOT, setup_django, synthetic_posts
+from common import ROOT, SUBMIT_STEP, setup_django, synthetic_posts
 
 PORT = 8766
 BASE = f"http://127.0.0.1:{PORT}"
@@ -113,7 +113,7 @@ class Annotator(Person):
             return
         scores = {"explicit": self.rng.randint(1, 5), "implicit": self.rng.randint(1, 5),
                   "emotional": self.rng.randint(1, 5)}
-        r = call(self, "POST submit + next (one step)", "POST", f"/api/queue/{Shared.batch_id}/submit/",
+        r = call(self, SUBMIT_STEP, "POST", f"/api/queue/{Shared.batch_id}/submit/",
                  json={"item": item, **scores}, headers=self.headers, ok=(201, 409))
         if r is not None and r.status_code == 201:
             body = r.json()
