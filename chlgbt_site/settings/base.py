@@ -150,6 +150,10 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if TRUSTED_PROXY_COUNT else ("REMOTE_ADDR",)
 AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT - 1 if TRUSTED_PROXY_COUNT else None  # proxies listed in the header
 AXES_IPWARE_PROXY_ORDER = "left-most"
+# Not strict: a header longer than the proxies make (a client's own entries on the left) still gives the
+# entry the outermost trusted proxy appended; strict ipware fell back to REMOTE_ADDR, the proxy itself,
+# one bucket any spoofing client could fill for everyone whose request arrives with a header already set.
+IPWARE_STRICT = False
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"

@@ -95,7 +95,7 @@ def _proxy_settings(count: int) -> dict:
     code = ("import json, django; django.setup(); from django.conf import settings as s; print(json.dumps("
             "{'AXES_IPWARE_META_PRECEDENCE_ORDER': list(s.AXES_IPWARE_META_PRECEDENCE_ORDER), "
             "'AXES_IPWARE_PROXY_COUNT': s.AXES_IPWARE_PROXY_COUNT, 'AXES_IPWARE_PROXY_ORDER': s.AXES_IPWARE_PROXY_ORDER,"
-            " 'TRUSTED_PROXY_COUNT': s.TRUSTED_PROXY_COUNT}))")
+            " 'TRUSTED_PROXY_COUNT': s.TRUSTED_PROXY_COUNT, 'IPWARE_STRICT': getattr(s, 'IPWARE_STRICT', None)}))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -110,6 +110,24 @@ def test_behind_a_configured_proxy_the_forwarded_client_is_the_bucket(settings):
     # One client spoofing addresses on the left of the header: the proxy's own entry (right-most) counts.
     spoofed = [f"6.6.6.{i}, 4.4.4.4" for i in range(limit)]
     assert _attempts_from(spoofed, settings) == [200] * (limit - 1) + [429]
+
+
+def test_behind_one_proxy_a_spoofed_entry_locks_the_spoofer_not_the_proxy(settings):
+    """The bucket is the entry the proxy appended (the right-most), not the proxy's own connection address:
+    a client writing entries of its own cannot pour its failures into one bucket shared by every client
+    whose request arrives with a header already set (a forward proxy, a corporate gateway)."""
+    for name, value in _proxy_settings(1).items():
+        setattr(settings, name, value)
+    limit = settings.LOGIN_FAILURE_LIMIT
+    assert _attempts_from([f"6.6.6.{i}, 4.4.4.4" for i in range(limit)], settings) == [200] * (limit - 1) + [429]
+    # The spoofer's own address is locked out, with or without entries of its own on the left ...
+    for xff in ("4.4.4.4", "9.9.9.9, 4.4.4.4"):
+        assert _post(Client(REMOTE_ADDR="1.1.1.1"), "/accounts/login/", "fresh", "x",
+                     HTTP_X_FORWARDED_FOR=xff).status_code == 429, xff
+    # ... and nobody else behind the same proxy is, a header set before the proxy included.
+    for xff in ("5.5.5.5", "10.9.9.9, 5.5.5.6"):
+        assert _post(Client(REMOTE_ADDR="1.1.1.1"), "/accounts/login/", "fresh", "x",
+                     HTTP_X_FORWARDED_FOR=xff).status_code == 200, xff
 
 
 def test_two_trusted_proxies_read_the_second_entry_from_the_right(settings):
