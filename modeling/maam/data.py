@@ -75,12 +75,15 @@ def read_cold_csv(path: str | Path, topic: str | None = None) -> Corpus:
 
 
 def write_predictions_csv(path: str | Path, texts, predictions: dict) -> None:
-    """PRODUCT.md §6 predict format: text, then per dimension the label and its probabilities.
+    """PRODUCT.md §6 predict format: text, then per dimension the label and its probabilities. A text a
+    spreadsheet would run as a formula gets a leading apostrophe (core.csv_safe.restore undoes it).
     Written to a temporary name and renamed, so a reader never sees half a file."""
+    from core import csv_safe  # plain Python, no Django: the workbench's one CSV writer (issue 20, finding 9)
+
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh)
+        writer = csv_safe.writer(fh)  # the texts are uploaded ones: no cell a spreadsheet would run
         header = ["text"]
         for dimension, pred in predictions.items():
             n_classes = pred["after"].shape[1]
