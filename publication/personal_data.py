@@ -27,7 +27,7 @@ from annotation.importing.cleaning import _URL as CLEANING_URL
 from annotation.importing.cleaning import clean_text
 
 # Bumped whenever a rule changes, so a re-scan can say which rules a post was last scanned with.
-RULES_VERSION = "2"
+RULES_VERSION = "3"
 
 # kind -> placeholder. The order is the report's order.
 PLACEHOLDERS: dict[str, str] = {
@@ -137,12 +137,18 @@ _NOT_ALNUM_BEFORE = r"(?<![0-9A-Za-z])"
 _NOT_ALNUM_AFTER = r"(?![0-9A-Za-z])"
 _NOT_DIGIT_BEFORE = r"(?<![0-9])"
 _NOT_DIGIT_AFTER = r"(?![0-9])"
-_SEP = r"[ \-‐–]?"  # people write 138 0013 8000 and 138-0013-8000
+# A dotted number right after v/版本/第 or right before 版/条/款/节/章 is a version or clause number
+# (v1.2.3.4, 固件1.2.3.4版, 第1.2.3.4条), not an IPv4 address.
+_NOT_VERSION_BEFORE = "".join(f"(?<!{re.escape(w)})" for w in (
+    "v", "V", "版本", "版本号", "版本 ", "版本:", "版本：", "版本号:", "版本号：", "版本号 ", "第"))
+_NOT_VERSION_AFTER = r"(?![ ]?[版条款节章])"
+_SEP = r"[ \-‐–.]?"  # people write 138 0013 8000, 138-0013-8000 and 138.0013.8000
 
-QQ_CUES = ("QQ", "qq", "Qq", "qQ", "扣扣", "q号", "Q号", "企鹅号", "企鹅", "球球", "抠抠")
+QQ_CUES = ("QQ", "qq", "Qq", "qQ", "扣扣", "q号", "Q号", "q群", "Q群", "加q", "加Q", "加扣", "企鹅号", "企鹅", "球球",
+           "抠抠")
 WECHAT_CUES = ("微信", "威信", "薇信", "徽信", "维信", "V信", "v信", "VX", "vx", "Vx", "vX", "WX", "wx", "Wx",
-               "weixin", "WeChat", "wechat", "绿泡泡", "v❤", "V❤", "薇❤", "微❤", "威芯", "薇芯")
-_CUE_FILLER = r"(?:群号?|号码|号|账号|帐号|ID|id)?(?:[ :：=＝]|是|为|搜索|搜|添加|加|我|的){0,4}"
+               "weixin", "WeChat", "wechat", "绿泡泡", "v❤", "V❤", "薇❤", "微❤", "威芯", "薇芯", "加v", "加V", "加薇")
+_CUE_FILLER = r"(?:群号?|号码|同号|号|账号|帐号|ID|id)?(?:[ :：=＝]|是|为|搜索|搜|添加|加|我|的){0,4}"
 PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
 _PLATE_LETTERS = "A-HJ-NP-Z"  # plates use no I and no O
 
@@ -171,23 +177,24 @@ def _rules() -> tuple[Rule, ...]:
         # URLs first: an e-mail or a number inside a link is part of the link.
         Rule("url", CLEANING_URL, removed_by_cleaning=CLEANING_URL, needs="/wW"),
         Rule("email", re.compile(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9][A-Za-z0-9._%+\-]{0,63}@"
-                                 r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,12}"
+                                 r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?[.。])+[A-Za-z]{2,12}"
                                  + _NOT_ALNUM_AFTER), needs="@"),
-        Rule("id_card", re.compile(_NOT_ALNUM_BEFORE + r"[1-9]\d{5}[ ]?(?:18|19|20)\d{2}[01]\d[0-3]\d[ ]?\d{3}[0-9Xx]"
+        Rule("id_card", re.compile(_NOT_ALNUM_BEFORE + r"[1-9]\d{5}[ \-]?(?:18|19|20)\d{2}[01]\d[0-3]\d[ \-]?\d{3}[0-9Xx]"
                                    + _NOT_ALNUM_AFTER, re.ASCII), validate=lambda v: is_valid_resident_id(_digits(v)),
              needs=number),
         Rule("bank_card", re.compile(_NOT_ALNUM_BEFORE + r"(?:\d{4}[ \-]){3,4}\d{1,7}(?=$|[^0-9A-Za-z])|"
                                      + _NOT_ALNUM_BEFORE + r"\d{16,19}" + _NOT_ALNUM_AFTER, re.ASCII),
              validate=lambda v: 16 <= len(_digits(v)) <= 19 and luhn_valid(_digits(v)), needs=number),
         Rule("mobile", re.compile(r"(?:(?:\+|00)86[ \-]?|[(（]\+?86[)）][ ]?|(?<![0-9A-Za-z+]))"
-                                  r"1[3-9]\d" + _SEP + r"\d{4}" + _SEP + r"\d{4}" + _NOT_DIGIT_AFTER, re.ASCII),
+                                  r"(?:1[3-9]\d" + _SEP + r"\d{4}" + _SEP + r"\d{4}|1[3-9]\d\d[ \-.]\d{3}[ \-.]\d{4}|1 [3-9](?: \d){9})"
+                                  + _NOT_DIGIT_AFTER, re.ASCII),
              needs=number),
         Rule("landline", re.compile(r"(?:[(（]0(?:10|2\d|[3-9]\d{2})[)）][ \-]?|" + _NOT_DIGIT_BEFORE
                                     + r"0(?:10|2\d|[3-9]\d{2})[ \-]?)[2-9]\d{2,3}[ \-]?\d{4}"
                                     r"(?:[ ]?(?:转|-|ext\.?|#)[ ]?\d{1,5})?" + _NOT_DIGIT_AFTER, re.ASCII),
              needs=number),
-        Rule("ip", re.compile(r"(?<![0-9.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
-                              r"(?!\.?\d)|(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![0-9A-Fa-f:])",
+        Rule("ip", re.compile(_NOT_VERSION_BEFORE + r"(?<![0-9.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+                              r"(?!\.?\d)" + _NOT_VERSION_AFTER + r"|(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![0-9A-Fa-f:])",
                               re.ASCII), validate=_valid_ip, needs=".:"),
         Rule("qq", re.compile(r"(?<![A-Za-z])(?:" + _cue_alternation(QQ_CUES) + r")" + _CUE_FILLER
                               + r"(?P<value>[1-9]\d{4,10})" + _NOT_DIGIT_AFTER), needs="Qq扣企球抠"),
