@@ -154,10 +154,21 @@ def _post_lookup(keys: set[str]) -> dict[str, Post]:
     return {**by_text, **by_id}
 
 
+def _key_is_an_id(key: str, masked) -> bool:
+    """Whether a judgments file's key that matches no post names the post (an id such as u1 or a
+    Weibo id) rather than being its text. Only an id becomes the new post's external id: the id
+    travels (release files, the admin's list, takedown records), so a text key - which may hold
+    personal data - never does (issue 21)."""
+    import re
+
+    return re.fullmatch(r"[A-Za-z0-9_.:\-]{1,64}", key) is not None and not masked.findings
+
+
 def import_judgments(data: bytes, *, create_missing_posts: bool = False) -> dict[str, int]:
     """Long CSV post,annotator,explicit,implicit,emotional (empty cell = missing); `post` is a
     post's external id or its text. A key that matches no post is a problem on its line unless
-    `create_missing_posts` (a post whose id and text are the key is created). Creates annotator
+    `create_missing_posts` (a post is created with the key as its text, and as its id only when the
+key looks like an id and holds no personal data: _key_is_an_id). Creates annotator
     accounts as needed; all-or-nothing."""
     rows, problems = parse_judgments_csv(data)
     posts = _post_lookup({r.post_key for r in rows})
@@ -171,16 +182,30 @@ def import_judgments(data: bytes, *, create_missing_posts: bool = False) -> dict
     with transaction.atomic():
         users = {name: annotator_ensure(username=name) for name in sorted({r.annotator for r in rows})}
         created_posts = 0
+        by_digest: dict[str, Post] = {}
         for r in rows:
             if r.post_key not in posts:  # only with create_missing_posts: the user asked for it
                 masked = _masked(r.post_key)
-                posts[r.post_key] = Post.objects.create(external_id=r.post_key, text=masked.text, raw_text=r.post_key,
-                                                        text_sha256=sha256_text(r.post_key))
+                if _key_is_an_id(r.post_key, masked):
+                    external_id, digest = r.post_key, sha256_text(r.post_key)
+                else:  # the key is the text: hashed as the post importer and _post_lookup hash it
+                    external_id, digest = None, sha256_text(clean_text(r.post_key))
+                if digest in by_digest:  # two keys that clean to one text (a trailing emoji)
+                    posts[r.post_key] = by_digest[digest]
+                    continue
+                posts[r.post_key] = by_digest[digest] = Post.objects.create(
+                    external_id=external_id, text=masked.text, raw_text=r.post_key, text_sha256=digest)
                 personal_data_record(scans=[(posts[r.post_key].pk, masked.counts, len(masked.findings))])
                 created_posts += 1
         existing = set(Judgment.objects.filter(post__in=posts.values(), annotator__in=users.values())
                        .values_list("post_id", "annotator_id"))
         clashes = [r.line for r in rows if (posts[r.post_key].id, users[r.annotator].id) in existing]
+        pairs: set[tuple[int, int]] = set()
+        for r in rows:  # two keys of one post (its id and its text, or texts that clean alike), one annotator
+            pair = (posts[r.post_key].id, users[r.annotator].id)
+            if pair in pairs:
+                clashes.append(r.line)
+            pairs.add(pair)
         if clashes:
             transaction.set_rollback(True)
             raise ImportFailed([ImportProblem(line, _("a judgment for this post and annotator already exists"))

@@ -119,6 +119,26 @@ def test_judgments_that_create_their_posts_mask_them():
     post = Post.objects.get()
     assert post.text == "加我微信[微信号]" and post.raw_text == "加我微信abc_12345"
     assert post.personal_data_scan.counts == {"wechat": 1}
+    # A key that is the post's text is not its id: the id reaches release files, the admin's list and
+    # takedown records, none of which may carry the unmasked text.
+    assert post.external_id is None and post.text_sha256 == sha256_text(clean_text("加我微信abc_12345"))
+    from annotation.releases.selectors import current_label_rows
+    from annotation.models import FinalLabel
+    FinalLabel.objects.create(post=post, explicit=1, implicit=2, emotional=3)
+    assert "abc_12345" not in repr(current_label_rows())
+    # a later judgments file keyed by the same text finds the post instead of creating another
+    import_judgments("post,annotator,explicit,implicit,emotional\n加我微信abc_12345,a2,1,2,3\n".encode(),
+                     create_missing_posts=True)
+    assert Post.objects.count() == 1 and post.judgments.count() == 2
+
+
+def test_judgments_keyed_by_id_keep_it_and_texts_differing_only_in_emoji_are_one_post():
+    import_judgments("post,annotator,explicit,implicit,emotional\nweibo_4890123,a1,1,2,3\n"
+                     "电话13800138000 真的😀,a1,1,2,3\n电话13800138000 真的,a2,1,2,3\n".encode(),
+                     create_missing_posts=True)
+    assert Post.objects.filter(external_id="weibo_4890123").exists()
+    texts = list(Post.objects.exclude(external_id="weibo_4890123").values_list("external_id", "text"))
+    assert texts == [(None, "电话[手机号] 真的")]
 
 
 # --- re-scan --------------------------------------------------------------------------------------------
