@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.utils.translation import gettext
 
+from annotation.visibility import VisibleRowsAdmin
 from core.errors import DomainError
 from core.permissions import Role, user_has_role
 
@@ -13,7 +14,7 @@ from .takedowns import takedown_record
 
 
 @admin.register(Rewrite)
-class RewriteAdmin(admin.ModelAdmin):
+class RewriteAdmin(VisibleRowsAdmin):  # a rewrite carries its post's labels: none of a post hidden from the viewer
     list_display = ("post", "version", "status", "shared_span", "author", "confirmer", "source", "updated_at")
     list_filter = ("status", "source")
     readonly_fields = [f.name for f in Rewrite._meta.fields]

@@ -93,19 +93,27 @@ def ensure_visible(user, post_id: int) -> None:
 
 def file_refusal(user, data: bytes) -> str | None:
     """None when a downloadable file (its verified bytes) may be served to `user`; otherwise why not.
-    Refused: a file that names a hidden post by its release key or holds its text, and a file whose
-    format the reader does not know while the user has any hidden post."""
+    Refused: a file that names a hidden post by its release key (internal or public) or holds its
+    text, and a file whose format the reader does not know while the user has any hidden post."""
     if not user_has_role(user, Role.ANNOTATOR):
         return None
+    from publication.releasing import public_id
+    from publication.rewrite_models import Rewrite
+
     from ..releases.files import post_key
 
-    hidden = list(hidden_posts(user).values_list("external_id", "text_sha256", "text"))
+    hidden = list(hidden_posts(user).values_list("pk", "external_id", "text_sha256", "text"))
     if not hidden:
         return None
     contents = read_contents(data)
     if contents is None:
         return str(UNREADABLE_FILE_MESSAGE)
-    if contents.mentions(keys={post_key(ext, sha) for ext, sha, _text in hidden}, texts={t for *_k, t in hidden}):
+    # A post's key and text in an internal release; in a public one its public id and its rewrite
+    # (release.csv, in ChLGBT's format, has no id column: only the text and the labels).
+    keys = {post_key(ext, sha) for _pk, ext, sha, _text in hidden} | {public_id(pk) for pk, *_rest in hidden}
+    texts = {t for *_k, t in hidden} | set(Rewrite.objects.filter(post__in=[pk for pk, *_rest in hidden])
+                                          .values_list("text", flat=True))
+    if contents.mentions(keys=keys, texts=texts):
         return str(RELEASE_HIDDEN_MESSAGE)
     return None
 

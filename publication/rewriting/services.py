@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import DIMENSIONS, FinalLabel, Post
+from annotation.visibility import HIDDEN_MESSAGE, is_hidden
 from core.errors import Conflict, DomainError, NotFound
 
 from ..rewrite_models import REWRITE_PERMISSION, Rewrite, RewriteSource, RewriteStatus
@@ -25,6 +26,13 @@ def require_rewriter(user) -> None:
     if not can_rewrite(user):
         raise DomainError(_("Rewriting posts needs the permission to rewrite posts (researchers and adjudicators "
                             "have it)."))
+
+
+def _require_visible(user, post_id: int) -> None:
+    """A rewrite carries the post's final labels (and a confirmation compares scores with them): not
+    for someone from whom the post is hidden (annotation/visibility)."""
+    if is_hidden(user, post_id):
+        raise DomainError(HIDDEN_MESSAGE)
 
 
 def _labels_of(post: Post) -> dict[str, int] | None:
@@ -61,6 +69,7 @@ def rewrite_save_draft(*, post_id: int, author, text: str) -> Rewrite:
     post = Post.objects.select_for_update().filter(pk=post_id).first()
     if post is None:
         raise NotFound(_("No such post."))
+    _require_visible(author, post.pk)
     check = _check_text(text, post)
     latest = _latest(post)
     if latest is not None and latest.status == RewriteStatus.SUBMITTED:
@@ -85,6 +94,7 @@ def rewrite_submit(*, post_id: int, author, text: str | None = None) -> Rewrite:
     else:
         require_rewriter(author)
     post = Post.objects.select_for_update().get(pk=post_id)
+    _require_visible(author, post.pk)
     latest = _latest(post)
     if latest is None or latest.status != RewriteStatus.DRAFT or latest.author_id != author.pk:
         raise Conflict(_("There is no draft of yours to submit for this post."))
@@ -118,6 +128,7 @@ def rewrite_confirm(*, rewrite_id: int, confirmer, scores: dict | None = None) -
     rewrite = Rewrite.objects.select_for_update().filter(pk=rewrite_id).first()
     if rewrite is None:
         raise NotFound(_("No such rewrite."))
+    _require_visible(confirmer, rewrite.post_id)
     if rewrite.status != RewriteStatus.SUBMITTED:
         raise Conflict(_("This rewrite is not waiting for confirmation (it is %(status)s).")
                        % {"status": rewrite.get_status_display()})

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from annotation.models import DIMENSIONS, FinalLabel, Post
 from annotation.selectors import guideline_current
+from annotation.visibility import ensure_visible, visible_to
 from core.errors import DomainError
 
 from .. import personal_data
@@ -32,8 +33,10 @@ def _require(request) -> None:
 @login_required
 def queue(request):
     _require(request)
+    # The visibility policy: nobody sees the labels of a post still waiting in their own queue.
     return render(request, "publication/rewrite_queue.html", {
-        "to_rewrite": posts_to_rewrite()[:QUEUE_SIZE], "to_confirm": rewrites_to_confirm(request.user)[:QUEUE_SIZE],
+        "to_rewrite": visible_to(request.user, posts_to_rewrite(), post_field="pk")[:QUEUE_SIZE],
+        "to_confirm": visible_to(request.user, rewrites_to_confirm(request.user))[:QUEUE_SIZE],
         "threshold": max_shared_span_setting()})
 
 
@@ -48,6 +51,7 @@ def _common(post: Post) -> dict:
 @login_required
 def rewrite(request, post_id: int):
     _require(request)
+    ensure_visible(request.user, post_id)  # the page shows the post's final labels
     post = Post.objects.filter(pk=post_id, final_label__isnull=False, takedowns__isnull=True).first()
     if post is None:
         raise Http404(_("No such post to rewrite (it needs a final label and must not be taken down)."))
@@ -79,6 +83,7 @@ def confirm(request, rewrite_id: int):
     item = Rewrite.objects.select_related("post", "author").filter(pk=rewrite_id).first()
     if item is None:
         raise Http404(_("No such rewrite."))
+    ensure_visible(request.user, item.post_id)  # the labels, and the answer comparing scores with them
     if request.method == "POST":
         scores = None
         if request.POST.get("action") == "rescore":
