@@ -21,6 +21,7 @@ from annotation.importing.parsers import ImportFailed, ImportProblem, decode_byt
 from annotation.importing.services import _post_lookup
 from annotation.models import FinalLabel, Post
 from annotation.releases.files import post_key
+from core.converters import parse_id
 
 from ..rewrite_models import Rewrite, RewriteSource, RewriteStatus
 from .checks import rewrite_check
@@ -101,7 +102,8 @@ def _posts_by_id(keys: set[str]) -> dict[str, Post]:
                 found[post_key(None, digest)] = pk
         objects = Post.objects.in_bulk([v for v in found.values() if isinstance(v, int)])
         found = {k: objects[v] if isinstance(v, int) else v for k, v in found.items()}
-    numeric = {int(k): k for k in rest - set(found) if k.isdigit()}
+    # parse_id: ASCII digits within the bigint range ('²' or a 30-digit number is no id, not a crash)
+    numeric = {parse_id(k): k for k in rest - set(found) if parse_id(k) is not None}
     for post in Post.objects.filter(pk__in=list(numeric)):
         found[numeric[post.pk]] = post
     return found
