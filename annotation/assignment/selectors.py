@@ -56,17 +56,20 @@ def _progress_and_guideline(*, annotator, batch: Batch) -> tuple[dict[str, int],
     the annotator's gold quota (fixed from the start; the queue serves exactly that many, never
     more), less every skip: one less for any skipped item, gold or real."""
     with claim_cursor() as cursor:
-        cursor.execute(_PROGRESS_SQL, [batch.pk, batch.pk, annotator.pk, batch.pk, batch.pk, annotator.pk])
+        cursor.execute(_PROGRESS_SQL, [batch.pk, batch.pk, annotator.pk, batch.pk, annotator.pk, batch.pk,
+                                       batch.pk, annotator.pk])
         row = cursor.fetchone()
-    submitted, skipped, total_posts, rate, served, gold_submitted, gold_skipped, guideline_version = row
+    submitted, skipped, total_posts, rate, served, gold_submitted, gold_skipped, guideline_version = row[:8]
+    set_aside = (row[8] or 0) + (row[9] or 0)  # items set aside as too distressing, gold or real
     if submitted is None:
         counted = progress_counted(batch_id=batch.pk, annotator_id=annotator.pk)
         submitted, skipped = counted["submitted"], counted["skipped"]
     quota = gold_quota(annotator=annotator, rate=rate or 0.0, posts=total_posts, served=served)
     done, skipped = submitted + (gold_submitted or 0), skipped + (gold_skipped or 0)
-    # An annotator can do each item at most once; skipped items leave their total. (`done` passes the
-    # total only if a researcher lowered the quota under what was served: retired gold, a lower rate.)
-    total = max(total_posts + quota - skipped, done)
+    # An annotator can do each item at most once; skipped and set-aside items leave their total (a
+    # set-aside one is no skip: not in `skipped`). (`done` passes the total only if a researcher
+    # lowered the quota under what was served: retired gold, a lower rate.)
+    total = max(total_posts + quota - skipped - set_aside, done)
     return {"done": done, "skipped": skipped, "total": total, "posts": total_posts}, guideline_version
 
 
@@ -139,6 +142,7 @@ _A, _P, _B = Assignment._meta.db_table, Post._meta.db_table, Batch._meta.db_tabl
 _M, _Q = Batch.annotators.through._meta.db_table, BatchQuality._meta.db_table
 _BP, _G = BatchProgress._meta.db_table, Guideline._meta.db_table
 _ASSIGNED = AssignmentStatus.ASSIGNED.value
+_SET_ASIDE = AssignmentStatus.SET_ASIDE.value  # "too distressing" (wellbeing/): by the (annotator, status) index
 _BATCH_FIELDS = ["id", "name", "annotators_per_post", "assignment_timeout_minutes", "locked_at", "created_at"]
 
 _CLAIM_CONTEXT_SQL = f"""
@@ -168,7 +172,10 @@ SELECT bp.submitted, bp.skipped,
   COUNT(a.id),
   SUM(CASE WHEN a.status = '{AssignmentStatus.SUBMITTED.value}' THEN 1 ELSE 0 END),
   SUM(CASE WHEN a.status = '{AssignmentStatus.SKIPPED.value}' THEN 1 ELSE 0 END),
-  {_GUIDELINE_SQL.format(column="version")}
+  {_GUIDELINE_SQL.format(column="version")},
+  SUM(CASE WHEN a.status = '{_SET_ASIDE}' THEN 1 ELSE 0 END),
+  (SELECT COUNT(*) FROM {_A} s INNER JOIN {_P} sp ON sp.id = s.post_id
+    WHERE s.annotator_id = %s AND s.status = '{_SET_ASIDE}' AND s.gold_batch_id IS NULL AND sp.batch_id = %s)
 FROM (SELECT 1 AS one) x
   LEFT OUTER JOIN {_BP} bp ON bp.annotator_id = %s AND bp.batch_id = %s
   LEFT OUTER JOIN {_A} a ON a.gold_batch_id = %s AND a.annotator_id = %s

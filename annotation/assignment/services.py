@@ -299,6 +299,8 @@ def _ensure_room_for_late_submission(assignment: Assignment) -> Post | None:
     if claim is None:  # the claim was deleted meanwhile (its post or its annotator removed)
         raise NotFound(_("This post is not in your queue."))
     assignment.status, assignment.lapsed, assignment.assigned_at = claim[2], claim[3], claim[5]
+    if assignment.status == AssignmentStatus.SET_ASIDE:  # final for this person (wellbeing/services.py)
+        raise DomainError(_("You set this post aside as too distressing; it is no longer in your queue."))
     if assignment.status == AssignmentStatus.SUBMITTED or gold:
         return post  # (an answer to a gold item takes no slot)
     cutoff = timezone.now() - timedelta(minutes=batch.assignment_timeout_minutes)
@@ -459,8 +461,8 @@ def assignment_skip(*, annotator, post_id: int | None = None, claim_id: int | No
     assignment.refresh_from_db(fields=["status", "lapsed"])
     if assignment.status == AssignmentStatus.SUBMITTED:
         raise DomainError(_("You already judged this post; revise it instead of skipping."))
-    if assignment.status == AssignmentStatus.SKIPPED:
-        return assignment
+    if assignment.status in (AssignmentStatus.SKIPPED, AssignmentStatus.SET_ASIDE):
+        return assignment  # (a set-aside post stays set aside: never a skip)
     held = assignment.holds_slot
     assignment.status = AssignmentStatus.SKIPPED
     assignment.completed_at = timezone.now()
