@@ -34,10 +34,10 @@ def annotate(request, batch_id: int):
         batch = selectors.batch_for_annotator(request.user, batch_id)
     except NotFound:
         raise Http404(_("No such batch in your queue."))
-    if not qualification_state(annotator=request.user, batch=batch).queue_open:
-        return redirect("annotation:qualification", batch.pk)  # the batch starts with a qualification round
     if wellbeing.notice_pending(annotator=request.user, batch_id=batch.pk):
         return redirect("wellbeing:notice", batch.pk)  # the batch's content notice, accepted once, first
+    if not qualification_state(annotator=request.user, batch=batch).queue_open:
+        return redirect("annotation:qualification", batch.pk)  # the batch starts with a qualification round
     return render(request, "annotation/annotate.html", {"batch": batch, "guideline": guideline_current(),
                                                         "pacing": wellbeing.pacing(batch.pk)})
 

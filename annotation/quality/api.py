@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from core.converters import parse_id
 from core.errors import DomainError, NotFound
 from core.permissions import IsAnnotator, IsResearcher
+from wellbeing.api import QueueGate
 
 from ..adjudication.rounding import round_half_up
 from ..assignment.selectors import batch_for_annotator
@@ -69,7 +70,7 @@ class QualificationApi(APIView):
     """A batch's qualification round for the annotator asking: the posts to score, their attempts,
     and after a failed attempt their scores beside the gold labels."""
 
-    permission_classes = [IsAnnotator]
+    permission_classes = [IsAnnotator, QueueGate]  # its posts come after the batch's content notice
 
     @extend_schema(responses=QualificationOut)
     def get(self, request, batch_id: int):

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from core.errors import DomainError, NotFound, QueueUnavailable
 from core.permissions import Role, require_role
+from wellbeing import selectors as wellbeing
 
 from ..assignment.selectors import batch_for_annotator
 from ..visibility import ensure_gold_visible, gold_hidden_from
@@ -159,6 +160,8 @@ def qualification(request, batch_id: int):
         batch = batch_for_annotator(request.user, batch_id)
     except NotFound:
         raise Http404("No such batch in your queue.")
+    if wellbeing.notice_pending(annotator=request.user, batch_id=batch.pk):
+        return redirect("wellbeing:notice", batch.pk)  # its posts come after the batch's content notice
     state = selectors.qualification_state(annotator=request.user, batch=batch)
     if not state.required:
         return redirect("annotation:annotate", batch.pk)
