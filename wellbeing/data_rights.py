@@ -36,12 +36,15 @@ from django.utils.translation import gettext as _
 from annotation.models import (
     AnnotatorProfile,
     Assignment,
+    Batch,
+    FinalLabel,
     Judgment,
     JudgmentRevision,
     QualificationAnswer,
     QualificationAttempt,
 )
 from core.errors import DomainError, NotFound
+from publication.rewrite_models import Rewrite
 
 from .models import NoticeAcceptance
 from .selectors import exposure
@@ -196,6 +199,7 @@ def annotator_data(*, username: str) -> dict[str, Any]:
     account = {"id": user.pk, "username": user.username, "first_name": user.first_name, "last_name": user.last_name,
                "email": user.email, "is_active": user.is_active, "date_joined": user.date_joined,
                "last_login": user.last_login, "roles": sorted(user.groups.values_list("name", flat=True)),
+               "batches": sorted(Batch.objects.filter(annotators=user).values_list("name", flat=True)),
                "password": _("(stored only as a one-way hash; not exported)")}
     judgments = Judgment.objects.filter(annotator=user).select_related("post", "guideline").order_by("id")
     attempts = QualificationAttempt.objects.filter(annotator=user).order_by("id")
@@ -215,6 +219,10 @@ def annotator_data(*, username: str) -> dict[str, Any]:
         "revisions.json": _rows(JudgmentRevision.objects.filter(Q(judgment__annotator=user) | Q(changed_by=user))
                                 .order_by("id")),
         "claims.json": _rows(Assignment.objects.filter(annotator=user).order_by("id")),
+        # What they wrote in other roles: the labels they adjudicated (with their rationales), rewrites.
+        "adjudications.json": _rows(FinalLabel.objects.filter(adjudicator=user).order_by("id")),
+        "rewrites.json": _rows(Rewrite.objects.filter(Q(author=user) | Q(created_by=user) | Q(confirmer=user))
+                               .order_by("id")),
         "qualification.json": [model_to_dict(a) | {"id": a.pk, "submitted_at": a.submitted_at,
                                                     "answers": _rows(QualificationAnswer.objects.filter(attempt=a))}
                                for a in attempts],

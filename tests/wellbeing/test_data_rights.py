@@ -133,7 +133,7 @@ def test_export_holds_everything_about_the_annotator(campaign, tmp_path):
     call_command("export_annotator", USERNAME, str(out))
     files = {p.name: json.loads(p.read_text("utf-8")) for p in out.iterdir()}
     assert set(files) == {"profile.json", "judgments.json", "revisions.json", "claims.json", "qualification.json",
-                          "wellbeing.json", "audit.json", "MANIFEST.json"}
+                          "wellbeing.json", "audit.json", "adjudications.json", "rewrites.json", "MANIFEST.json"}
     account = files["profile.json"]["account"]
     assert (account["username"], account["email"], account["last_name"]) == (USERNAME, EMAIL, "张")
     assert "pbkdf2" not in json.dumps(files) and "md5$" not in json.dumps(files)  # never the password hash
