@@ -53,7 +53,9 @@ def test_submitting_through_alices_queue_item_reveals_nothing(two_annotators_one
 def test_queue_payload_carries_no_judgment_data(two_annotators_one_judgment, api_for):
     alice, bob, batch, judgment = two_annotators_one_judgment
     body = api_for(bob).post(reverse("api:api-queue-next", args=[batch.id])).json()
-    assert set(body) == {"item", "text", "batch", "batch_locked", "progress", "guideline_version"}
+    # "pause" is the wellbeing field (a daily cap reached, else null): no judgment data.
+    assert set(body) == {"item", "text", "batch", "batch_locked", "progress", "guideline_version", "pause"}
+    assert body["pause"] is None
     mine = Assignment.objects.get(pk=body["item"])
     assert (mine.annotator, mine.post_id) == (bob, judgment.post_id) and body["progress"]["done"] == 0
 
