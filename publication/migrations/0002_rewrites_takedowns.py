@@ -17,8 +17,9 @@ def grant_rewrite_permission(apps, schema_editor):
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
     permission = Permission.objects.get(content_type__app_label="publication", codename="rewrite_post")
-    for name in ("researcher", "adjudicator"):
-        Group.objects.get_or_create(name=name)[0].permissions.add(permission)
+    # The role groups are seeded by annotation 0002; grant to those that exist, never make one here.
+    for group in Group.objects.filter(name__in=("researcher", "adjudicator")):
+        group.permissions.add(permission)
 
 
 def revoke_rewrite_permission(apps, schema_editor):

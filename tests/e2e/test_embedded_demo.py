@@ -52,7 +52,8 @@ def test_researcher_walks_the_demo_and_launches_a_run_on_the_embedded_worker(bro
         for i in range(2):
             assert len(NUMBER.findall(rows.nth(i).inner_text())) >= 6  # accuracy and F1 for three dimensions
 
-        follow(page, "header nav a[href='/calibration/priors/']")
+        follow(page, "header nav a[href='/calibration/']")  # the calibration index, then its priors page
+        follow(page, "main a[href='/calibration/priors/']")
         assert traces_drawn(page, 3) >= 3  # a heatmap per dimension
 
         page.goto(f"{site.url}/runs/{full_id}/")
