@@ -10,8 +10,16 @@ those training posts), and scored on the held-out fold. Candidates share the bas
 * stacking over the three dimensions' out-of-fold log-probabilities (hybrid only)
 * the same stacker with the char-ngram model's probabilities too (an ensemble)
 * each stacker + offsets
+* with --cold DIR (issue 23, item 2; modeling/maam/cold_aux.py): COLD's offensive log-odds - from a
+  classifier trained on COLD alone, computed once for every post (it never sees a ChLGBT label) - as
+  an extra stacker column: own dimension + COLD, 3 dimensions + COLD, each + offsets, and the
+  preset's per-dimension choice with the COLD column among its features
 
     python bench/bench_best_offline.py [--outer 5] [--inner 5] [--out docs/best_offline.json]
+    # only the COLD rows next to the hybrid baseline and the current preset, kept in a section of
+    # the existing results file:
+    python bench/bench_best_offline.py --backbones hybrid --cold ../shared/data/cold \
+        --out docs/best_offline.json --section cold_aux
 """
 from __future__ import annotations
 
@@ -36,6 +44,8 @@ def main() -> dict:
     parser.add_argument("--merge", nargs="+", help="merge per-fold result files into one summary")
     parser.add_argument("--backbones", nargs="+", default=["hybrid", "char-ngram"])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cold", help="COLD directory (train.csv, dev.csv): add the COLD auxiliary-signal rows")
+    parser.add_argument("--section", help="with --out: store this run under this key of the existing file")
     parser.add_argument("--out")
     args = parser.parse_args()
     import numpy as np
@@ -49,10 +59,10 @@ def main() -> dict:
                     scores.setdefault(name, {k: [] for k in DIMS})[d].extend(values)
         result = {**{k: parts[0][k] for k in ("posts", "outer_folds", "inner_folds")}, "folds_run": len(parts),
                   "seconds": sum(p["seconds"] for p in parts), "summary": summarise(scores), "per_fold": scores,
-                  "chosen": [p.get("chosen") for p in parts]}
+                  "chosen": [p.get("chosen") for p in parts], "backbones": parts[0].get("backbones"),
+                  "cold": parts[0].get("cold")}
         print(json.dumps(result["summary"], indent=1))
-        if args.out:
-            Path(args.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
+        write(result, args)
         return result
 
     from modeling.maam.backbones import WeightedText, make_backbone
@@ -72,6 +82,13 @@ def main() -> dict:
     scores: dict[str, dict[str, list[float]]] = {}
     chosen: dict[str, dict[str, list[str]]] = {}
     started = time.time()
+    cold = cold_report = None
+    if args.cold:
+        from modeling.maam.cold_aux import ColdAux
+
+        aux = ColdAux(seed=args.seed).fit(args.cold)
+        cold, cold_report = aux.feature(corpus.texts), {**aux.report, "seconds": round(time.time() - started)}
+        print(f"COLD model: {cold_report}", file=sys.stderr, flush=True)
 
     def record(name, d, test_idx, p):
         scores.setdefault(name, {k: [] for k in DIMS})[d].append(macro_f1(y[d][test_idx], p.argmax(1) + 1, labels))
@@ -129,15 +146,56 @@ def main() -> dict:
             if len(names) > 1:
                 for d in DIMS:
                     record("average: " + " + ".join(names), d, test_idx, np.mean([test[(b, d)] for b in names], axis=0))
+        if cold is not None:
+            cold_rows(main_b, oof, test, cold, train_idx, test_idx, inner, y, record, chosen)
         partial = summarise(scores)
         print(json.dumps({"fold": f, "partial": partial}, indent=None)[:2000], file=sys.stderr, flush=True)
     result = {"posts": n, "outer_folds": args.outer, "folds_run": args.folds_run or args.outer, "inner_folds": args.inner,
               "seconds": round(time.time() - started), "summary": summarise(scores), "per_fold": scores,
-              "chosen": chosen}
+              "chosen": chosen, "backbones": list(args.backbones), "cold": cold_report}
     print(json.dumps(result["summary"], indent=1))
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    write(result, args)
     return result
+
+
+def cold_rows(b, oof, test, cold, train_idx, test_idx, inner, y, record, chosen) -> None:
+    """The COLD column next to the stacker's log-probabilities (own dimension only, or all three),
+    each with and without offsets, and the preset's per-dimension choice given the COLD column."""
+    import numpy as np
+
+    from modeling.maam.stacking import Stacker, apply_offsets, choose, log_features, stacked_oof, tune_offsets
+
+    c_train, c_test = cold[train_idx], cold[test_idx]
+    for label, dims_of in (("hybrid + COLD (stacked, own dimension)", lambda d: [d]),
+                           ("stack: hybrid, 3 dimensions + COLD", lambda d: list(DIMS))):
+        for d in DIMS:
+            yt = y[d][train_idx]
+            f_train = np.hstack([log_features([oof[(b, e)] for e in dims_of(d)]), c_train])
+            f_test = np.hstack([log_features([test[(b, e)] for e in dims_of(d)]), c_test])
+            stacker = Stacker().fit(f_train, yt)
+            p = stacker.predict_proba(f_test)
+            record(label, d, test_idx, p)
+            held = stacked_oof(f_train, yt, inner, stacker.C, 5)
+            record(label + " + offsets", d, test_idx, apply_offsets(p, tune_offsets(held, yt)))
+    f_train = np.hstack([log_features([oof[(b, e)] for e in DIMS]), c_train])
+    f_test = np.hstack([log_features([test[(b, e)] for e in DIMS]), c_test])
+    for d in DIMS:
+        choice = choose(oof[(b, d)], f_train, y[d][train_idx], inner)
+        p = choice.stacker.predict_proba(f_test) if choice.stacker is not None else test[(b, d)]
+        record(f"per-dimension choice: {b} + COLD", d, test_idx, apply_offsets(p, choice.offsets))
+        chosen.setdefault(f"{b} + COLD", {}).setdefault(d, []).append(choice.name)
+
+
+def write(result: dict, args) -> None:
+    """--out FILE: the result is the file; with --section NAME it goes under that key of the
+    existing file, the rest of which is kept."""
+    if not args.out:
+        return
+    path = Path(args.out)
+    if args.section:
+        existing = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        result = {**existing, args.section: result}
+    path.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
 def summarise(scores: dict) -> dict:
