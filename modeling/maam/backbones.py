@@ -20,6 +20,8 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
+from .finetune import DevHoldout
+
 N_CLASSES = 5
 Progress = Callable[[str, int, int], None]
 
@@ -281,7 +283,7 @@ def token_weights(offsets, char_weights: Sequence[Sequence[float]]):
     return torch.where(span > 0, total / span.clamp_min(1), torch.zeros_like(total)).to(torch.float32)
 
 
-class TransformerBackbone:
+class TransformerBackbone(DevHoldout):
     """Fine-tunes a transformers encoder with Myopia weighted pooling (Algorithm 1) and a linear head."""
 
     name = "transformer"
@@ -354,6 +356,7 @@ class TransformerBackbone:
                             list(self._encoder.parameters()), list(self._head.parameters()), self.device, self.seed,
                             self.n_classes, progress)
         self.history = history.to_dict()
+        self.remember_dev(labels)
 
     def predict_proba(self, inputs) -> np.ndarray:
         import torch

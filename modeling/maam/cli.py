@@ -23,7 +23,7 @@ def _lexicon(path: str | None) -> Lexicon:
 
 
 FUSION_OPTIONS = ("backbone", "prior_mode", "decode", "myopia_mode", "fusion_order", "cis", "folds", "min_gain",
-                  "myopia_gate")
+                  "myopia_gate", "fusion_tuning")
 
 
 def _config(args, **fixed):
@@ -37,7 +37,7 @@ def _config(args, **fixed):
 def _add_fusion_options(parser) -> None:
     from .astigmatism import PRIOR_MODES
     from .metrics import DECODINGS
-    from .train import MYOPIA_MODES, PRESETS
+    from .train import FUSION_TUNINGS, MYOPIA_MODES, PRESETS
 
     parser.add_argument("--preset", choices=sorted(PRESETS), default="paper",
                         help="paper (the paper's reading) or best-offline (what the app's new runs use)")
@@ -50,6 +50,9 @@ def _add_fusion_options(parser) -> None:
     parser.add_argument("--fusion-order", dest="fusion_order", help="e.g. I>S>C, C>S, or best")
     parser.add_argument("--cis", help="C-I-S inferer: use-m3 or cues (offline), or st:MODEL_OR_PATH")
     parser.add_argument("--folds", type=int, help="cross-fitting folds for the alpha search (default 5)")
+    parser.add_argument("--fusion-tuning", dest="fusion_tuning", choices=FUSION_TUNINGS,
+                        help="where full MAAM tunes alpha: crossfit (default; folds + 1 fits per dimension) or dev "
+                             "(extension, fine-tuned backbones: the dev split the fine-tune early-stopped on; one fit)")
     parser.add_argument("--myopia-gate", dest="myopia_gate", action="store_const", const=True,
                         help="extension: full MAAM keeps Myopia per dimension only where it wins on cross-fitted "
                              "predictions (else plain inputs, as alpha = 1 is 'no prior')")
@@ -276,7 +279,7 @@ def cmd_protocols(args) -> int:
     base = _config(args)
     if args.params:
         base.backbone_params = json.loads(args.params)
-    candidates = [parse_candidate(spec, base) for spec in args.candidates]
+    candidates = [parse_candidate(spec, base, _parse_option) for spec in args.candidates]
     names = [c.name for c in candidates]
     reference = args.reference or names[0]
     if reference not in names:
@@ -289,6 +292,7 @@ def cmd_protocols(args) -> int:
     settings = "; ".join(f"`{c.name}`: variant {c.config.variant}, backbone {c.config.backbone}, prior mode "
                          f"{c.config.prior_mode}, Myopia mode {c.config.myopia_mode}, C-I-S `{c.config.cis}`"
                          + (", stacking + offsets chosen per dimension" if c.config.stack or c.config.offsets else "")
+                         + (", alpha tuned on the fine-tune's dev split" if c.config.fusion_tuning == "dev" else "")
                          for c in candidates)
     title = ["# Evaluation on the shared file (issue 23 protocols)", ""] if not args.append else [
         "---", "", "# " + (args.label or "More candidates"), ""]
@@ -375,7 +379,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_fusion_options(pc)
     pc.add_argument("--candidates", nargs="+", default=["char-ngram:baseline", "hybrid:baseline", "hybrid:full",
                                                         "preset:best-offline"],
-                    help="BACKBONE:VARIANT (settings of --preset) or preset:NAME")
+                    help="BACKBONE:VARIANT (settings of --preset), BACKBONE:VARIANT:KEY=VALUE[,KEY=VALUE] "
+                         "(e.g. use-m3-ft:full:fusion_tuning=dev) or preset:NAME")
     pc.add_argument("--reference", help="candidate the others are tested against (default: the first)")
     pc.add_argument("--params", help="backbone hyperparameters as JSON for BACKBONE:VARIANT candidates")
     pc.add_argument("--protocols", nargs="+", choices=["paper", "kfold", "loto"], default=["paper", "kfold", "loto"])

@@ -58,6 +58,24 @@ def dev_split(labels: Sequence[int], fraction: float, seed: int, min_posts: int 
     return np.setdiff1d(every, dev_idx), dev_idx
 
 
+class DevHoldout:
+    """Mixin for fine-tuned backbones: the dev split `fit` carved from the training posts (never
+    trained on; it picks the kept epoch) and the kept weights' probabilities on it. Full MAAM can
+    tune its fusion there instead of cross-fitting (TrainConfig.fusion_tuning = "dev"): one
+    fine-tune per dimension instead of folds + 1 (docs/maam_gpu.md)."""
+
+    dev_index: np.ndarray | None = None
+
+    def remember_dev(self, labels: Sequence[int]) -> None:
+        self.dev_index = dev_split(np.asarray(labels, dtype=int), self.recipe.dev_fraction, self.seed)[1]
+
+    def holdout(self, inputs: Sequence) -> tuple[np.ndarray, np.ndarray]:
+        if self.dev_index is None:
+            raise RuntimeError("the backbone was not trained in this process: no dev split to tune on")
+        items = list(inputs)
+        return self.dev_index, self.predict_proba([items[i] for i in self.dev_index])
+
+
 def linear_schedule(total_steps: int, warmup: float) -> Callable[[int], float]:
     """LR multiplier: linear warmup over the first `warmup` share of the steps, then linear decay to 0."""
     warm = max(1, int(math.ceil(warmup * total_steps))) if warmup > 0 else 0

@@ -29,14 +29,21 @@ class Candidate:
     config: TrainConfig
 
 
-def parse_candidate(spec: str, base: TrainConfig) -> Candidate:
-    """'BACKBONE:VARIANT' (settings of `base`, e.g. hybrid:full) or 'preset:NAME' (the preset as is)."""
+def parse_candidate(spec: str, base: TrainConfig, parse_options: Callable[[str], dict] | None = None) -> Candidate:
+    """'BACKBONE:VARIANT' (settings of `base`, e.g. hybrid:full), 'BACKBONE:VARIANT:KEY=VALUE,...' (with
+    options on top, read by `parse_options`, e.g. use-m3-ft:full:fusion_tuning=dev) or 'preset:NAME'."""
     head, _, tail = spec.partition(":")
     if head == "preset":
         return Candidate(f"{tail} preset", preset_config(tail))
-    if tail not in ("baseline", "astigmatism", "myopia", "full"):
+    variant, _, options = tail.partition(":")
+    if variant not in ("baseline", "astigmatism", "myopia", "full"):
         raise ValueError(f"bad candidate {spec!r}: use BACKBONE:VARIANT (e.g. hybrid:full) or preset:NAME")
-    return Candidate(f"{head} {tail}", replace(base, backbone=head, variant=tail))
+    if options and parse_options is None:
+        raise ValueError(f"bad candidate {spec!r}: options are not accepted here")
+    extra = parse_options(options) if options else {}
+    config = replace(base, backbone=head, variant=variant, **extra)
+    config.validate()
+    return Candidate(f"{head} {variant}" + (f" ({options})" if options else ""), config)
 
 
 def fit_predict(config: TrainConfig, texts: Sequence[str], labels: dict[str, Sequence[int]],

@@ -34,7 +34,7 @@ from .astigmatism import (
     resolve_states,
     search_fusion,
 )
-from .backbones import WeightedText, load_backbone, make_backbone
+from .backbones import LINEAR_BACKBONES, WeightedText, load_backbone, make_backbone
 from .lexicon import Lexicon, LexiconEntry
 from .metrics import DECODINGS, all_metrics, decode_labels, macro_f1, reliability_bins
 from .myopia import Myopia, MyopiaConfig
@@ -57,6 +57,7 @@ def _noop(stage: str, current: int, total: int) -> None:
     return None
 
 
+FUSION_TUNINGS = ("crossfit", "dev")
 MYOPIA_MODES = ("weights", "filter")  # "filter" (extension): level-5 filtering only, every kept token weighs 1
 
 
@@ -68,6 +69,9 @@ class TrainConfig:
     backbone_params: dict = field(default_factory=dict)
     seed: int = 0
     folds: int = 5  # cross-fitting folds for the alpha / order search
+    # Where full MAAM tunes alpha / order: "crossfit" (folds + 1 fits per dimension) or, extension for
+    # fine-tuned backbones (issue 23), "dev": the dev split the fine-tune carved and early-stopped on.
+    fusion_tuning: str = "crossfit"
     fusion_order: str = "I>S>C"  # an explicit order, or "best" (the best cross-fitted order)
     fusion_mode: str = "unified"  # or "per-class"
     prior_mode: str = "raw"  # the paper's q_z; "balanced" / "log-shift" are extensions (astigmatism.PRIOR_MODES)
@@ -98,6 +102,11 @@ class TrainConfig:
             raise ValueError(f"dimensions must be a non-empty subset of {DIMENSIONS}, got {self.dimensions}")
         if not 2 <= self.folds <= 20:
             raise ValueError(f"folds must be between 2 and 20, got {self.folds}")
+        if self.fusion_tuning not in FUSION_TUNINGS:
+            raise ValueError(f"fusion_tuning must be one of {FUSION_TUNINGS}, got {self.fusion_tuning!r}")
+        if self.fusion_tuning == "dev" and self.backbone in (*LINEAR_BACKBONES, "ngram", "default"):
+            raise ValueError(f"fusion_tuning 'dev' needs a fine-tuned backbone (use-m3-ft or a transformers "
+                             f"encoder), which carves a dev split; {self.backbone!r} has none: use 'crossfit'")
         if self.fusion_mode not in ("unified", "per-class"):
             raise ValueError("fusion_mode must be 'unified' or 'per-class'")
         if self.prior_mode not in PRIOR_MODES:
@@ -201,6 +210,32 @@ def crossfit(inputs: Sequence, y: np.ndarray, states: Sequence[CISState], make_m
             q[axis][held] = priors.matrix(axis, held_states, prior_mode)
         progress("cross-fitting", f + 1, len(parts))
     return oof, q
+
+
+def tuning_predictions(inputs: Sequence, y: np.ndarray, states: Sequence[CISState], make_model: Callable[[], object],
+                       config: TrainConfig, progress: Progress = _noop):
+    """(held-out probabilities, their labels, their prior rows, the fitted backbone or None) for the
+    alpha / order search. "crossfit": every training post, out of fold (the backbone is refitted on
+    all posts afterwards: None). "dev": one fine-tune; its dev split's probabilities at the kept
+    epoch, with prior rows counted on the other posts only, so no dev post meets its own label -
+    and the fine-tuned backbone is the final one (it never trained on the dev split)."""
+    if config.fusion_tuning == "crossfit":
+        oof, q = crossfit(inputs, y, states, make_model, config.folds, config.seed, config.n_classes,
+                          config.prior_mode, progress)
+        return oof, y, q, None
+    model = make_model()
+    if not hasattr(model, "holdout"):
+        raise ValueError(f"fusion_tuning 'dev' needs a fine-tuned backbone; {config.backbone!r} has no dev split")
+    model.fit(list(inputs), y, progress)
+    dev, p_dev = model.holdout(inputs)
+    if len(dev) == 0:
+        raise ValueError("fusion_tuning 'dev' found no dev split (dev_fraction 0, or under 50 training posts): "
+                         "use fusion_tuning 'crossfit'")
+    rest = np.setdiff1d(np.arange(len(y)), dev)
+    priors = build_priors(y[rest], [states[i] for i in rest], config.n_classes)
+    dev_states = [states[i] for i in dev]
+    q = {axis: priors.matrix(axis, dev_states, config.prior_mode) for axis in AXES}
+    return p_dev, y[dev], q, model
 
 
 class Featurizer:
@@ -416,22 +451,24 @@ def fit_dimension(inputs: Sequence[WeightedText], y: Sequence[int], states: Sequ
                              **config.backbone_params)
 
     dm = DimensionModel(backbone=None)
+    fitted = None
     if states is not None:
-        oof, q = crossfit(inputs, y, states, make_model, config.folds, config.seed, config.n_classes,
-                          config.prior_mode, progress)
-        dm.fusion, dm.fusion_table = _fusion_for(oof, y, q, config, full_table)
+        p, y_tune, q, fitted = tuning_predictions(inputs, y, states, make_model, config, progress)
+        dm.fusion, dm.fusion_table = _fusion_for(p, y_tune, q, config, full_table)
         if plain_inputs is not None:
-            oof_plain, _ = crossfit(plain_inputs, y, states, make_model, config.folds, config.seed, config.n_classes,
-                                    config.prior_mode, progress)
-            fusion_plain, table_plain = _fusion_for(oof_plain, y, q, config, full_table)
+            p_plain, y_plain, q_plain, fitted_plain = tuning_predictions(plain_inputs, y, states, make_model, config,
+                                                                         progress)
+            fusion_plain, table_plain = _fusion_for(p_plain, y_plain, q_plain, config, full_table)
             dm.gate = {"myopia_dev_f1": round(dm.fusion.dev_macro_f1, 5),
                        "plain_dev_f1": round(fusion_plain.dev_macro_f1, 5)}
             if dm.fusion.dev_macro_f1 < fusion_plain.dev_macro_f1 + config.min_gain:
                 dm.fusion, dm.fusion_table, dm.use_myopia = fusion_plain, table_plain, False
-                inputs = plain_inputs
+                inputs, fitted = plain_inputs, fitted_plain
         dm.priors = build_priors(y, states, config.n_classes)  # the final priors: all training labels
-    dm.backbone = make_model()
-    dm.backbone.fit(list(inputs), y, progress)
+    if fitted is None:
+        fitted = make_model()
+        fitted.fit(list(inputs), y, progress)
+    dm.backbone = fitted
     return dm
 
 

@@ -9,13 +9,13 @@ from typing import Sequence
 
 import numpy as np
 
-from .finetune import FineTuneRecipe, fine_tune, recipe_from
+from .finetune import DevHoldout, FineTuneRecipe, fine_tune, recipe_from
 
 N_CLASSES = 5
 HEAD_SCALE = 16.0  # the sentence vector is L2-normalised; scaled so a linear head starts with usable logits
 
 
-class UseM3FtBackbone:
+class UseM3FtBackbone(DevHoldout):
     name = "use-m3-ft"
 
     def __init__(self, seed: int = 0, device: str = "auto", n_classes: int = N_CLASSES, max_tokens: int = 128,
@@ -58,6 +58,7 @@ class UseM3FtBackbone:
                             list(self._module.parameters()), list(self._head.parameters()), self.device,
                             self.seed, self.n_classes, progress)
         self.history = history.to_dict()
+        self.remember_dev(labels)
 
     def predict_proba(self, inputs) -> np.ndarray:
         import torch

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from modeling.maam.protocols import parse_candidate, paired_p, protocols_markdown, run_protocols
 from modeling.maam.topics import TopicMap
@@ -54,6 +55,20 @@ def test_candidates_and_significance():
         assert "BACKBONE:VARIANT" in str(exc)
     else:
         raise AssertionError("a bad candidate was accepted")
+
+
+def test_a_candidate_can_carry_its_own_options():
+    from modeling.maam.cli import _parse_option
+
+    c = parse_candidate("use-m3-ft:full:fusion_tuning=dev,min_gain=0.01", TrainConfig(), _parse_option)
+    assert (c.config.backbone, c.config.variant, c.config.fusion_tuning, c.config.min_gain) == ("use-m3-ft", "full",
+                                                                                                 "dev", 0.01)
+    assert c.name == "use-m3-ft full (fusion_tuning=dev,min_gain=0.01)"
+    assert TrainConfig().fusion_tuning == "crossfit"  # the base is untouched
+    with pytest.raises(ValueError, match="fine-tuned backbone"):  # validated when parsed, not hours later
+        parse_candidate("hybrid:full:fusion_tuning=dev", TrainConfig(), _parse_option)
+    with pytest.raises(ValueError, match="not accepted"):
+        parse_candidate("hybrid:full:min_gain=0.01", TrainConfig())
 
 
 def test_a_custom_topic_map_drives_the_protocols(tmp_path):
