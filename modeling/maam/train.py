@@ -217,8 +217,10 @@ def tuning_predictions(inputs: Sequence, y: np.ndarray, states: Sequence[CISStat
     """(held-out probabilities, their labels, their prior rows, the fitted backbone or None) for the
     alpha / order search. "crossfit": every training post, out of fold (the backbone is refitted on
     all posts afterwards: None). "dev": one fine-tune; its dev split's probabilities at the kept
-    epoch, with prior rows counted on the other posts only, so no dev post meets its own label -
-    and the fine-tuned backbone is the final one (it never trained on the dev split)."""
+    epoch, with prior rows counted on the other posts only (no dev post's prior row counts its own
+    label), and the fine-tuned backbone is the final one (it never trained on the dev split). The dev
+    labels did pick the kept epoch, so these probabilities are optimistic, which biases the search
+    toward "no prior" (docs/maam_gpu.md)."""
     if config.fusion_tuning == "crossfit":
         oof, q = crossfit(inputs, y, states, make_model, config.folds, config.seed, config.n_classes,
                           config.prior_mode, progress)
