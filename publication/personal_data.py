@@ -27,7 +27,7 @@ from annotation.importing.cleaning import _URL as CLEANING_URL
 from annotation.importing.cleaning import clean_text
 
 # Bumped whenever a rule changes, so a re-scan can say which rules a post was last scanned with.
-RULES_VERSION = "3"
+RULES_VERSION = "4"
 
 # kind -> placeholder. The order is the report's order.
 PLACEHOLDERS: dict[str, str] = {
@@ -144,13 +144,41 @@ _NOT_VERSION_BEFORE = "".join(f"(?<!{re.escape(w)})" for w in (
 _NOT_VERSION_AFTER = r"(?![ ]?[版条款节章])"
 _SEP = r"[ \-‐–.]?"  # people write 138 0013 8000, 138-0013-8000 and 138.0013.8000
 
-QQ_CUES = ("QQ", "qq", "Qq", "qQ", "扣扣", "q号", "Q号", "q群", "Q群", "加q", "加Q", "加扣", "企鹅号", "企鹅", "球球",
+QQ_CUES = ("QQ", "qq", "Qq", "qQ", "Q Q", "q q", "Q q", "q Q", "扣扣", "q号", "Q号", "q群", "Q群", "加q", "加Q", "加扣", "企鹅号", "企鹅", "球球",
            "抠抠")
 WECHAT_CUES = ("微信", "威信", "薇信", "徽信", "维信", "V信", "v信", "VX", "vx", "Vx", "vX", "WX", "wx", "Wx",
                "weixin", "WeChat", "wechat", "绿泡泡", "v❤", "V❤", "薇❤", "微❤", "威芯", "薇芯", "加v", "加V", "加薇")
+# Cues of a mobile number written in groups no other rule reads (手机 13 80 01 38 000).
+MOBILE_CUES = ("手机号码", "手机号", "手机", "电话号码", "电话", "联系电话", "联系方式", "联系", "号码", "打给我", "致电",
+               "tel", "Tel", "TEL")
 _CUE_FILLER = r"(?:群号?|号码|同号|号|账号|帐号|ID|id)?(?:[ :：=＝]|是|为|搜索|搜|添加|加|我|的){0,4}"
+# Between the digit groups of a number after a cue: one or two spaces (a full-width space is folded
+# to one), a hyphen or dash with or without spaces around it, or a dot. A dot followed by a space ends
+# a sentence, not a group.
+_GROUP_SEP = r"(?: {1,2}|[ ]?[\-‐–—][ ]?|\.)"
+# 5-11 digits after a cue, in groups; what follows may not be another group. Tried before the
+# contiguous form, which stays the fallback (QQ 123456 2023 10 01: the date is not part of it).
+_QQ_VALUE = r"(?P<value>[1-9](?:" + _GROUP_SEP + r"?\d){4,10}(?!" + _GROUP_SEP + r"?\d)|[1-9]\d{4,10})"
 PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
 _PLATE_LETTERS = "A-HJ-NP-Z"  # plates use no I and no O
+
+
+def _looks_like_date_or_decimal(groups: list[str], separators: list[str]) -> bool:
+    """2023 10 01, 2023-10-01, 2023.10 (year, month, day) or 128.50 (a price): not a QQ number."""
+    if len(groups) in (2, 3) and len(groups[0]) == 4 and 1900 <= int(groups[0]) <= 2099 \
+            and all(len(g) <= 2 for g in groups[1:]) and 1 <= int(groups[1]) <= 12 \
+            and (len(groups) == 2 or 1 <= int(groups[2]) <= 31):
+        return True
+    return separators == ["."] and len(groups[1]) <= 2
+
+
+def _valid_qq(value: str) -> bool:
+    """5-11 digits; written in groups, not a date nor a decimal number."""
+    groups = re.findall(r"\d+", value)
+    if not 5 <= sum(map(len, groups)) <= 11:
+        return False
+    separators = [s.strip() or " " for s in re.findall(r"\D+", value)]
+    return len(groups) == 1 or not _looks_like_date_or_decimal(groups, separators)
 
 
 def _cue_alternation(cues: Iterable[str]) -> str:
@@ -196,8 +224,13 @@ def _rules() -> tuple[Rule, ...]:
         Rule("ip", re.compile(_NOT_VERSION_BEFORE + r"(?<![0-9.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
                               r"(?!\.?\d)" + _NOT_VERSION_AFTER + r"|(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![0-9A-Fa-f:])",
                               re.ASCII), validate=_valid_ip, needs=".:"),
+        # A mobile number after a cue, in groups the rule above does not read (138-00-138-000).
+        Rule("mobile", re.compile(r"(?<![A-Za-z])(?:" + _cue_alternation(MOBILE_CUES) + r")" + _CUE_FILLER
+                                  + r"(?<![0-9])(?P<value>1" + _GROUP_SEP + r"?[3-9](?:" + _GROUP_SEP + r"?\d){9})(?!"
+                                  + _GROUP_SEP + r"?\d)"), needs="手电联号打致Tt"),
+        # The cue before the number, its digits together or in groups (QQ 1234 5678 9, 扣扣：12-345-6789).
         Rule("qq", re.compile(r"(?<![A-Za-z])(?:" + _cue_alternation(QQ_CUES) + r")" + _CUE_FILLER
-                              + r"(?P<value>[1-9]\d{4,10})" + _NOT_DIGIT_AFTER), needs="Qq扣企球抠"),
+                              + _QQ_VALUE + _NOT_DIGIT_AFTER), validate=_valid_qq, needs="Qq扣企球抠"),
         # The cue after the number: 123456789（QQ）, 123456789是我的扣扣.
         Rule("qq", re.compile(_NOT_ALNUM_BEFORE + r"(?P<value>[1-9]\d{4,10})(?:[ (（]|是我的|是|我的){0,2}(?:"
                               + _cue_alternation(QQ_CUES) + r")", re.ASCII), needs="Qq扣企球抠"),
