@@ -12,7 +12,9 @@ Two rules.
    not gold.
 
 The API (small on purpose; docs/decisions.md "One visibility policy"):
-- `hidden_posts(user)`: the posts hidden from `user` (a queryset; none for a non-annotator).
+- `hidden_posts(user)`: the posts hidden from `user` (a queryset): for someone who annotates, those
+  waiting in their queue; for anyone, whatever roles they hold now, the posts of their unanswered
+  claims (`open_claims(user)`: a gold item served before a promotion stays hidden until answered).
 - `visible_to(user, queryset, post_field="post")`: the queryset less its rows about hidden posts -
   the selector every listing of judgment-derived rows goes through ("pk" for a queryset of posts).
 - `judgments_visible_to(user, queryset)`: `visible_to` for judgments (or rows with a `gold` flag
@@ -20,7 +22,8 @@ The API (small on purpose; docs/decisions.md "One visibility policy"):
 - `is_hidden(user, post_id)`, `ensure_visible(user, post_id)` (403 with the reason): one post.
 - `log_entries_visible_to(user, queryset)`: an audit or admin log less its entries about rows of
   hidden posts and, for someone who annotates, about gold.
-- `gold_hidden_from(user)`, `ensure_gold_visible(user)` (403): gold identity.
+- `gold_hidden_from(user)`, `ensure_gold_visible(user)` (403): gold identity (hidden from everyone
+  who annotates, and from anyone holding an unanswered gold claim).
 - `file_refusal(user, data)`: None when the file's bytes may be served to `user`, else the reason.
   Decided by what the file holds (annotation/visibility/files.py reads Parquet, JSON, JSON Lines,
   CSV and text), never by its name; a file the reader cannot read is refused to anyone with a
@@ -40,7 +43,7 @@ from django.utils.translation import gettext_lazy as _
 
 from core.permissions import Role, user_has_role
 
-from ..models import Batch, Judgment, Post
+from ..models import Assignment, AssignmentStatus, Batch, Judgment, Post
 from .files import read_contents
 
 HIDDEN_MESSAGE = _("This post is still waiting in your annotation queue (its batch is open and you have not "
@@ -57,19 +60,40 @@ GOLD_HIDDEN_MESSAGE = _("Gold labels are the answers annotators are measured aga
 
 # --- Rule 1: blindness ---------------------------------------------------------------------------
 
+def open_claims(user, *, gold: bool | None = None) -> QuerySet[Assignment]:
+    """`user`'s unanswered claims that can still be answered (the batch they belong to is open: a
+    gold claim's is the batch it was served in), whatever roles they hold now. `gold`: only gold
+    claims (True) or only real ones (False)."""
+    if not user.is_authenticated:
+        return Assignment.objects.none()
+    claims = Assignment.objects.filter(annotator=user, status=AssignmentStatus.ASSIGNED).filter(
+        Q(gold_batch__isnull=False, gold_batch__locked_at__isnull=True)
+        | Q(gold_batch__isnull=True, post__batch__isnull=False, post__batch__locked_at__isnull=True))
+    return claims if gold is None else claims.filter(gold_batch__isnull=not gold)
+
+
 def hidden_posts(user) -> QuerySet[Post]:
-    """Posts whose judgments `user` may not see yet: in an open batch they annotate, not judged by them."""
+    """Posts whose judgments `user` may not see yet: in an open batch they annotate, not judged by them;
+    and, whatever roles they hold, every post they hold an unanswered claim on - a gold item served
+    to them before they were made an adjudicator or researcher included (its post is in no open
+    batch, but its judgments and labels are the answer they are about to be measured against)."""
+    claimed = Q(pk__in=open_claims(user).values("post_id"))
     if not user_has_role(user, Role.ANNOTATOR):
-        return Post.objects.none()
+        return Post.objects.filter(claimed) if user.is_authenticated else Post.objects.none()
     pools = Batch.objects.filter(locked_at__isnull=True).filter(Q(annotators=user) | Q(annotators__isnull=True))
-    return Post.objects.filter(batch__in=pools.values("pk")).exclude(
-        pk__in=Judgment.objects.filter(annotator=user).values("post_id"))
+    waiting = Q(batch__in=pools.values("pk")) & ~Q(pk__in=Judgment.objects.filter(annotator=user).values("post_id"))
+    return Post.objects.filter(waiting | claimed)
+
+
+def _may_hide(user) -> bool:
+    """Whether anything can be hidden from `user`: they annotate, or hold an unanswered claim."""
+    return user_has_role(user, Role.ANNOTATOR) or (user.is_authenticated and open_claims(user).exists())
 
 
 def visible_to(user, queryset: QuerySet, *, post_field: str = "post") -> QuerySet:
     """`queryset` less the rows about posts hidden from `user` (`post_field` leads to the post;
-    "pk" when the queryset is of posts). No extra query for someone who is not an annotator."""
-    if not user_has_role(user, Role.ANNOTATOR):
+    "pk" when the queryset is of posts)."""
+    if not user.is_authenticated:
         return queryset
     return queryset.exclude(**{f"{post_field}__in": hidden_posts(user).values("pk")})
 
@@ -82,7 +106,7 @@ def judgments_visible_to(user, queryset: QuerySet, *, post_field: str = "post") 
 
 
 def is_hidden(user, post_id: int) -> bool:
-    return user_has_role(user, Role.ANNOTATOR) and hidden_posts(user).filter(pk=post_id).exists()
+    return user.is_authenticated and hidden_posts(user).filter(pk=post_id).exists()
 
 
 def ensure_visible(user, post_id: int) -> None:
@@ -95,7 +119,7 @@ def file_refusal(user, data: bytes) -> str | None:
     """None when a downloadable file (its verified bytes) may be served to `user`; otherwise why not.
     Refused: a file that names a hidden post by its release key (internal or public) or holds its
     text, and a file whose format the reader does not know while the user has any hidden post."""
-    if not user_has_role(user, Role.ANNOTATOR):
+    if not _may_hide(user):
         return None
     from publication.releasing import public_id
     from publication.rewrite_models import Rewrite
@@ -136,14 +160,14 @@ def _rows_about_posts(model, posts: QuerySet) -> QuerySet | None:
 def log_entries_visible_to(user, queryset: QuerySet, *, object_field: str = "object_id") -> QuerySet:
     """An audit or admin log (rows with `content_type` and an object id) less the entries `user` may
     not see: about a row of a hidden post (the post, its judgments and their revisions, final and
-    aggregate labels, predictions, claims...), and - gold being hidden from everyone who annotates -
+    aggregate labels, predictions, claims...), and - when gold is hidden from them (gold_hidden_from) -
     about gold items, qualification sets and attempts, answers to gold items and gold claims."""
-    if not user_has_role(user, Role.ANNOTATOR):
+    if not _may_hide(user):
         return queryset
     from django.apps import apps
     from django.contrib.contenttypes.models import ContentType
 
-    from ..models import Assignment, BatchQuality, GoldItem, QualificationAnswer, QualificationAttempt
+    from ..models import BatchQuality, GoldItem, QualificationAnswer, QualificationAttempt
 
     numeric = queryset.model._meta.get_field(object_field).get_internal_type() in (
         "IntegerField", "BigIntegerField", "PositiveIntegerField", "PositiveBigIntegerField")
@@ -152,13 +176,14 @@ def log_entries_visible_to(user, queryset: QuerySet, *, object_field: str = "obj
         return rows.values("pk") if numeric else rows.annotate(_object_id=Cast("pk", CharField())).values("_object_id")
 
     hidden = hidden_posts(user).values("pk")
-    gold_only = (GoldItem, BatchQuality, QualificationAttempt, QualificationAnswer)
+    hides_gold = gold_hidden_from(user)
+    gold_only = (GoldItem, BatchQuality, QualificationAttempt, QualificationAnswer) if hides_gold else ()
     excluded = Q(content_type__in=[ContentType.objects.get_for_model(m) for m in gold_only])
     for model in apps.get_models():
         rows = _rows_about_posts(model, hidden)
-        if model is Judgment:
+        if model is Judgment and hides_gold:
             rows = Judgment.objects.filter(Q(post__in=hidden) | Q(gold=True))
-        elif model is Assignment:
+        elif model is Assignment and hides_gold:
             rows = Assignment.objects.filter(Q(post__in=hidden) | Q(gold_batch__isnull=False))
         if rows is not None:
             excluded |= Q(content_type=ContentType.objects.get_for_model(model), **{f"{object_field}__in": ids(rows)})
@@ -168,8 +193,9 @@ def log_entries_visible_to(user, queryset: QuerySet, *, object_field: str = "obj
 # --- Rule 2: gold identity -----------------------------------------------------------------------
 
 def gold_hidden_from(user) -> bool:
-    """Whether gold identity is hidden from `user`: from everyone who annotates, whatever else they are."""
-    return user_has_role(user, Role.ANNOTATOR)
+    """Whether gold identity is hidden from `user`: from everyone who annotates, whatever else they are,
+    and from anyone still holding an unanswered gold claim (served before they lost the annotator role)."""
+    return user_has_role(user, Role.ANNOTATOR) or (user.is_authenticated and open_claims(user, gold=True).exists())
 
 
 def ensure_gold_visible(user) -> None:
