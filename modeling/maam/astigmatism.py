@@ -202,10 +202,14 @@ class EmbeddingInferer:
     def infer_many(self, texts: Sequence[str]) -> list[CISState]:
         if not texts:
             return []
-        chosen = {axis: self._decide(names, sims, self.thresholds[axis], axis)
-                  for axis, (names, sims) in self.scores(texts).items()}
+        return self._states({axis: sims for axis, (_, sims) in self.scores(texts).items()}, self.thresholds)
+
+    def _states(self, sims_by_axis: dict[str, np.ndarray], thresholds: dict[str, float]) -> list[CISState]:
+        names = {axis: names for axis, (names, _) in self._prototypes().items()}
+        chosen = {axis: self._decide(names[axis], sims, thresholds[axis], axis) for axis, sims in sims_by_axis.items()}
+        n = len(next(iter(chosen.values()))) if chosen else 0
         return [CISState(chosen["C"][i], chosen["I"][i], chosen["S"][i], source=f"inferred:{self.model_name}")
-                for i in range(len(texts))]
+                for i in range(n)]
 
     def infer(self, text: str) -> CISState:
         return self.infer_many([text])[0]
@@ -216,50 +220,85 @@ class EmbeddingInferer:
         extra prototypes of their states; where at least `min_tagged` posts carry a tag for the
         axis, the threshold maximises agreement with those tags, otherwise it maximises the
         mutual information between the axis's states and the training labels, summed over the
-        dimensions (docs/maam_offline.md). Returns what was chosen and why."""
+        dimensions (docs/maam_offline.md). Returns what was chosen and why. The posts' scores are
+        kept, so that `states_fitted_on` can repeat the choice on a subset of them (cross-fitting)."""
         tagged = [(i, tag) for i, tag in enumerate(tags or []) if tag]
         for i, tag in tagged:
             for axis in AXES:
                 if tag.get(axis) in STATES[axis]:
                     self.extra[axis][tag[axis]].append(texts[i])
         self._protos = self._sums = None
-        report: dict[str, dict] = {}
+        self._fitted = None
         if not texts:
-            return report
+            return {}
         vectors = self._encode(list(texts))
         sums = self._prototype_sums()
+        scored: dict[str, tuple[np.ndarray, np.ndarray, list[tuple[int, str]]]] = {}
         for axis, (names, protos) in self._prototypes().items():
             sims = vectors @ protos.T
             # Leave-one-out: a tagged post is scored against its state's prototype without itself.
-            for i, tag in tagged:
-                state = tag.get(axis)
-                if state in STATES[axis]:
-                    k = names.index(state)
-                    rest = sums[axis][1][k] - vectors[i]
-                    sims[i, k] = float(vectors[i] @ rest) / max(float(np.linalg.norm(rest)), EPS)
+            loo = sims.copy()
+            axis_tags = [(i, tag[axis]) for i, tag in tagged if tag.get(axis) in STATES[axis]]
+            for i, state in axis_tags:
+                k = names.index(state)
+                rest = sums[axis][1][k] - vectors[i]
+                loo[i, k] = float(vectors[i] @ rest) / max(float(np.linalg.norm(rest)), EPS)
+            scored[axis] = (sims, loo, axis_tags)
+        self._fitted = {"n": len(texts), "scored": scored, "min_tagged": min_tagged}
+        thresholds, report = self._choose_thresholds(np.arange(len(texts)), labels)
+        self.thresholds.update(thresholds)
+        return report
+
+    def _choose_thresholds(self, rows: np.ndarray, labels: dict[str, Sequence[int]] | None
+                           ) -> tuple[dict[str, float], dict[str, dict]]:
+        """`fit`'s choice made from the fitted posts `rows` only: candidates from their margins,
+        the objective from their tags or their labels (indexed like the fitted posts)."""
+        fitted = self._fitted
+        names_of = {axis: names for axis, (names, _) in self._prototypes().items()}
+        position = {int(i): r for r, i in enumerate(rows)}
+        label_rows = [np.asarray(y)[rows] for y in (labels or {}).values()]
+        thresholds: dict[str, float] = {}
+        report: dict[str, dict] = {}
+        for axis, (_, loo, all_tags) in fitted["scored"].items():
+            names = names_of[axis]
+            sims = loo[rows]
             ranked = np.sort(sims, axis=1)
             margins = ranked[:, -1] - ranked[:, -2]
-            candidates = sorted({0.0} | {float(np.quantile(margins, q)) for q in MARGIN_QUANTILES})
-            axis_tags = [(i, tag[axis]) for i, tag in tagged if tag.get(axis) in STATES[axis]]
-            if len(axis_tags) >= min_tagged:
-                rows = [i for i, _ in axis_tags]
+            candidates = sorted({0.0} | {float(np.quantile(margins, q)) for q in MARGIN_QUANTILES}) \
+                if len(rows) else [0.0]
+            axis_tags = [(position[i], t) for i, t in all_tags if i in position]
+            if len(axis_tags) >= fitted["min_tagged"]:
+                picked = [r for r, _ in axis_tags]
                 truth = [t for _, t in axis_tags]
 
-                def objective(th, rows=rows, truth=truth, names=names, sims=sims, axis=axis):
-                    picks = self._decide(names, sims[rows], th, axis)
+                def objective(th, picked=picked, truth=truth, names=names, sims=sims, axis=axis):
+                    picks = self._decide(names, sims[picked], th, axis)
                     return float(np.mean([p == t for p, t in zip(picks, truth)]))
                 criterion = "agreement with hand tags"
-            elif labels:
+            elif label_rows:
                 def objective(th, names=names, sims=sims, axis=axis):
                     picks = self._decide(names, sims, th, axis)
-                    return sum(mutual_information(picks, y) for y in labels.values())
+                    return sum(mutual_information(picks, y) for y in label_rows)
                 criterion = "mutual information with labels"
             else:
                 continue
             best = max(candidates, key=lambda th: (round(objective(th), 12), th))
-            self.thresholds[axis] = best
+            thresholds[axis] = best
             report[axis] = {"threshold": best, "criterion": criterion, "objective": objective(best)}
-        return report
+        return thresholds, report
+
+    def states_fitted_on(self, rows: Sequence[int], labels: dict[str, Sequence[int]] | None = None) -> list[CISState]:
+        """The states of every post of the last `fit`, decided with the thresholds `fit` would have
+        chosen from the posts `rows` alone (their margins, tags and labels; `labels` are indexed
+        like the fitted posts, and the others' labels are never read). Cross-fitting
+        (train.crossfit) decides a held-out fold's states, and counts the other folds' priors, with
+        the other folds' thresholds, so no post's own label moves its state or its prior row. The
+        prototypes (with every hand-tagged post) and the scores are the fitted ones."""
+        if getattr(self, "_fitted", None) is None:
+            raise RuntimeError("states_fitted_on needs a fit on training posts first")
+        chosen, _ = self._choose_thresholds(np.asarray(rows, dtype=int), labels)
+        thresholds = {**self.thresholds, **chosen}
+        return self._states({axis: sims for axis, (sims, _, _) in self._fitted["scored"].items()}, thresholds)
 
     def params(self) -> dict:
         return {"thresholds": self.thresholds, "extra": self.extra}
@@ -287,9 +326,13 @@ def make_inferer(name: str = "cues", **kwargs):
 
 def resolve_states(texts: Sequence[str], tags: Sequence[dict | None] | None, inferer) -> list[CISState]:
     """External tags where given (per axis), inference for the rest; the source is recorded."""
-    inferred = inferer.infer_many(texts)
+    return apply_tags(inferer.infer_many(texts), tags)
+
+
+def apply_tags(inferred: Sequence[CISState], tags: Sequence[dict | None] | None) -> list[CISState]:
+    """A post's external tags (all three axes) replace its inferred state."""
     if not tags:
-        return inferred
+        return list(inferred)
     out = []
     for state, tag in zip(inferred, tags):
         if tag and all(tag.get(a) in STATES[a] for a in AXES):
@@ -441,12 +484,13 @@ def _search_step(p: np.ndarray, q: np.ndarray, y: np.ndarray, mode: str, prior_m
         if best_f1 < unchanged + min_gain:  # extension: a prior must earn its place on held-out posts
             return 1.0, unchanged
         return best_a, best_f1
-    # Per-class: alpha_k chosen independently to maximise F1 of class k (Appendix, calibration protocol).
+    # Per-class: each alpha_k searched independently (the others left at 1, unfused) to maximise F1 of
+    # class k (Appendix, calibration protocol), then the chosen alphas are applied together.
     vector = [1.0] * n_classes
     for k in range(n_classes):
         best_a, best = 1.0, -1.0
         for a in ALPHA_GRID:
-            trial = list(vector)
+            trial = [1.0] * n_classes
             trial[k] = a
             f1k = f1_per_class(y, predict(fuse(p, q, trial, prior_mode)), labels)[k]
             if f1k > best or (f1k == best and a > best_a):
