@@ -21,6 +21,8 @@ from .topics import OTHER, TopicMap
 from .train import TrainConfig, fold_indices, preset_config, split_indices, train
 
 LABELS = [1, 2, 3, 4, 5]
+# Settings of a protocols run that every candidate shares, presets included.
+RUN_WIDE = ("seed", "folds", "device", "parser", "backbone_params")
 
 
 @dataclass
@@ -33,14 +35,19 @@ def parse_candidate(spec: str, base: TrainConfig, parse_options: Callable[[str],
     """'BACKBONE:VARIANT' (settings of `base`, e.g. hybrid:full), 'BACKBONE:VARIANT:KEY=VALUE,...' (with
     options on top, read by `parse_options`, e.g. use-m3-ft:full:fusion_tuning=dev) or 'preset:NAME'."""
     head, _, tail = spec.partition(":")
-    if head == "preset":
-        return Candidate(f"{tail} preset", preset_config(tail))
+    if head == "preset":  # the preset as is, with the run-wide settings of `base` (folds, seed, device, ...)
+        config = preset_config(tail, **{k: getattr(base, k) for k in RUN_WIDE})
+        config.validate()
+        return Candidate(f"{tail} preset", config)
     variant, _, options = tail.partition(":")
     if variant not in ("baseline", "astigmatism", "myopia", "full"):
         raise ValueError(f"bad candidate {spec!r}: use BACKBONE:VARIANT (e.g. hybrid:full) or preset:NAME")
     if options and parse_options is None:
         raise ValueError(f"bad candidate {spec!r}: options are not accepted here")
-    extra = parse_options(options) if options else {}
+    # A plain BACKBONE:VARIANT is that backbone and variant, never a stacked model: a base taken from
+    # --preset best-offline keeps its fusion settings here, not its stacker or offsets.
+    extra = {"stack": False, "stack_backbones": (), "offsets": False,
+             **(parse_options(options) if options else {})}
     config = replace(base, backbone=head, variant=variant, **extra)
     config.validate()
     return Candidate(f"{head} {variant}" + (f" ({options})" if options else ""), config)

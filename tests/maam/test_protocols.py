@@ -71,6 +71,20 @@ def test_a_candidate_can_carry_its_own_options():
         parse_candidate("hybrid:full:min_gain=0.01", TrainConfig())
 
 
+def test_candidates_under_the_best_offline_preset_are_what_their_names_say():
+    from modeling.maam.train import preset_config
+
+    base = preset_config("best-offline", folds=3, backbone_params={"epochs": 2})
+    plain = parse_candidate("char-ngram:baseline", base)
+    assert (plain.config.stack, plain.config.offsets, plain.config.stack_backbones) == (False, False, ())
+    assert plain.config.prior_mode == "log-shift"  # the preset's fusion settings are kept
+    full = parse_candidate("hybrid:full", base)  # validated: no stacking on an Astigmatism variant
+    assert full.config.variant == "full" and not full.config.stack
+    preset = parse_candidate("preset:best-offline", base)
+    assert preset.config.stack and preset.config.offsets and preset.config.folds == 3
+    assert preset.config.backbone_params == {"epochs": 2}
+
+
 def test_a_custom_topic_map_drives_the_protocols(tmp_path):
     texts, labels = corpus(90)
     path = tmp_path / "t.json"
