@@ -23,8 +23,9 @@ from annotation.models import FinalLabel, Post
 from annotation.releases.files import post_key
 from core.converters import parse_id
 
+from ..personal_data import mask_text
 from ..rewrite_models import Rewrite, RewriteSource, RewriteStatus
-from .checks import rewrite_check
+from .checks import kept_digits_message, kept_personal_digits, rewrite_check
 from .services import MAX_REWRITE_CHARS, can_rewrite
 
 HEADERS = (["Sentences", "Rewrite"], ["post", "Rewrite"])
@@ -154,6 +155,8 @@ def rewrites_import(data: bytes, *, confirm: bool = False, user=None) -> Rewrite
         elif post.pk in latest and latest[post.pk].status == RewriteStatus.DRAFT:
             problems.append(ImportProblem(row.line, _("%(user)s is drafting a rewrite of this post")
                                           % {"user": latest[post.pk].author}))
+        elif kind := kept_personal_digits(mask_text(row.rewrite).text, raw_text=post.raw_text):
+            problems.append(ImportProblem(row.line, kept_digits_message(kind)))
     if problems:
         raise ImportFailed(sorted(problems, key=lambda p: p.line))
 

@@ -12,7 +12,7 @@ from annotation.visibility import HIDDEN_MESSAGE, is_hidden
 from core.errors import Conflict, DomainError, NotFound
 
 from ..rewrite_models import REWRITE_PERMISSION, Rewrite, RewriteSource, RewriteStatus
-from .checks import rewrite_check
+from .checks import kept_digits_message, rewrite_check
 
 MAX_REWRITE_CHARS = 10_000
 
@@ -47,7 +47,10 @@ def _check_text(text: str, post: Post):
     if len(text) > MAX_REWRITE_CHARS:
         raise DomainError(_("The rewrite is %(length)s characters; the limit is %(limit)s.")
                           % {"length": f"{len(text):,}", "limit": f"{MAX_REWRITE_CHARS:,}"})
-    return rewrite_check(text, raw_text=post.raw_text, cleaned_text=post.text)
+    check = rewrite_check(text, raw_text=post.raw_text, cleaned_text=post.text)
+    if check.kept_digits:
+        raise DomainError(kept_digits_message(check.kept_digits))
+    return check
 
 
 def _latest(post: Post, *, lock: bool = False) -> Rewrite | None:
