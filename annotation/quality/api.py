@@ -22,7 +22,7 @@ from wellbeing.api import QueueGate
 from ..adjudication.rounding import round_half_up
 from ..assignment.selectors import batch_for_annotator
 from ..models import DIMENSIONS, Batch
-from ..visibility import GOLD_HIDDEN_MESSAGE, gold_hidden_from
+from ..visibility import GOLD_HIDDEN_MESSAGE, gold_hidden_from, qualification_gold_withheld
 from . import selectors, services
 from .serializers import (
     AggregateOut,
@@ -57,8 +57,10 @@ def _qualification_payload(annotator, batch) -> dict:
     state = selectors.qualification_state(annotator=annotator, batch=batch)
     latest = state.attempts[-1] if state.attempts else None
     review = []
-    if latest is not None and not latest.passed:
-        review = [{"post": a.gold_item.post_id, "text": a.gold_item.post.text, "scores": a.scores(), "gold": a.gold}
+    if latest is not None and state.awaiting_reset:  # never beside a new attempt (visibility rule 3)
+        withheld = qualification_gold_withheld(annotator)
+        review = [{"post": a.gold_item.post_id, "text": a.gold_item.post.text, "scores": a.scores(),
+                   "gold": None if a.gold_item_id in withheld else a.gold}
                   for a in latest.answers.select_related("gold_item__post")]
     return {"batch": batch.pk, "required": state.required, "passed": state.passed, "can_attempt": state.can_attempt,
             "awaiting_reset": state.awaiting_reset,

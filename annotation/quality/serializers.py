@@ -32,7 +32,7 @@ class QualificationReviewOut(serializers.Serializer):
     post = serializers.IntegerField()
     text = serializers.CharField()
     scores = Scores()
-    gold = Scores()
+    gold = Scores(allow_null=True, help_text="null for an item of a round you may still take")
 
 
 class QualificationAttemptOut(serializers.Serializer):

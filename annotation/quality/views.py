@@ -18,7 +18,7 @@ from core.permissions import Role, require_role
 from wellbeing import selectors as wellbeing
 
 from ..assignment.selectors import batch_for_annotator
-from ..visibility import ensure_gold_visible, gold_hidden_from
+from ..visibility import ensure_gold_visible, gold_hidden_from, qualification_gold_withheld
 from ..models import DIMENSIONS
 from . import figures, selectors, services
 from .forms import (
@@ -185,9 +185,11 @@ def qualification(request, batch_id: int):
 
     latest = state.attempts[-1] if state.attempts else None
     review = None
-    if latest is not None and not latest.passed:
+    if latest is not None and state.awaiting_reset:  # never beside a new attempt (visibility rule 3)
+        withheld = qualification_gold_withheld(request.user)
         answers = {a.gold_item.post_id: a for a in latest.answers.select_related("gold_item__post")}
-        review = [{"post": a.gold_item.post, "mine": a.scores(), "gold": a.gold} for a in answers.values()]
+        review = [{"post": a.gold_item.post, "mine": a.scores(),
+                   "gold": None if a.gold_item_id in withheld else a.gold} for a in answers.values()]
     rows = [{"item": item, "fields": [(d, form[score_field_name(item.post_id, d)]) for d in DIMENSIONS]}
             for item in items]
     return render(request, "annotation/quality/qualification.html", {

@@ -2,7 +2,7 @@
 everything made from them, and of gold items. Every page, API route, figure, download and admin view
 of judgments, final labels, aggregate labels, predictions and gold asks here (issue 20).
 
-Two rules.
+Three rules.
 1. Blindness. While a batch is open, someone who annotates it sees no judgment of one of its posts
    that they have not judged themselves, nor anything made from those judgments (spans, notes, final
    and aggregate labels, release rows, predictions). Such a post is *hidden* from them.
@@ -10,6 +10,11 @@ Two rules.
    annotates is told which posts are gold: no list of gold items, no gold label, no mark on a
    judgment, no answer to a gold item among other people's judgments, no error naming posts that are
    not gold.
+3. Qualification answers. A qualification round's posts are shown to the annotator taking it, so
+   what they expect - gold labels, and the judgments, labels and predictions of those posts - is
+   not, before or during an attempt: only the review of a failed attempt, while it waits for a
+   reset, gives the gold labels of that round's items (not of items a round still open to them
+   shares).
 
 The API (small on purpose; docs/decisions.md "One visibility policy"):
 - `hidden_posts(user)`: the posts hidden from `user` (a queryset): for someone who annotates, those
@@ -22,6 +27,8 @@ The API (small on purpose; docs/decisions.md "One visibility policy"):
 - `is_hidden(user, post_id)`, `ensure_visible(user, post_id)` (403 with the reason): one post.
 - `log_entries_visible_to(user, queryset)`: an audit or admin log less its entries about rows of
   hidden posts and, for someone who annotates, about gold.
+- `qualification_items_pending(user)`, `qualification_gold_withheld(user)`: rule 3, what a
+  qualification round still ahead of `user` expects stays unreadable to them until they pass it.
 - `gold_hidden_from(user)`, `ensure_gold_visible(user)` (403): gold identity (hidden from everyone
   who annotates, and from anyone holding an unanswered gold claim).
 - `file_refusal(user, data)`: None when the file's bytes may be served to `user`, else the reason.
@@ -37,7 +44,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied
-from django.db.models import CharField, Q, QuerySet
+from django.db.models import CharField, Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast
 from django.utils.translation import gettext_lazy as _
 
@@ -82,7 +89,34 @@ def hidden_posts(user) -> QuerySet[Post]:
         return Post.objects.filter(claimed) if user.is_authenticated else Post.objects.none()
     pools = Batch.objects.filter(locked_at__isnull=True).filter(Q(annotators=user) | Q(annotators__isnull=True))
     waiting = Q(batch__in=pools.values("pk")) & ~Q(pk__in=Judgment.objects.filter(annotator=user).values("post_id"))
-    return Post.objects.filter(waiting | claimed)
+    qualifying = Q(pk__in=qualification_items_pending(user).values("post_id"))  # rule 3, judged before or not
+    return Post.objects.filter(waiting | claimed | qualifying)
+
+
+def qualification_items_pending(user, *, attemptable: bool = False) -> QuerySet:
+    """Rule 3: the gold items of the qualification rounds `user` has still to pass - rounds required
+    by an open batch in their pool that they have not passed (`attemptable`: only those they may
+    attempt now, not one waiting for a researcher's reset after a failure). What these items expect
+    is not readable by them before or during an attempt: their posts are hidden (`hidden_posts`, so
+    no judgment, label or prediction of them even where they judged the post in an older batch), and
+    no review of another attempt gives their gold label (`qualification_gold_withheld`)."""
+    from ..models import GoldItem, QualificationAttempt
+
+    if not user_has_role(user, Role.ANNOTATOR):
+        return GoldItem.objects.none()
+    mine = QualificationAttempt.objects.filter(batch=OuterRef("pk"), annotator=user)
+    rounds = (Batch.objects.filter(locked_at__isnull=True, quality__qualification_required=True)
+              .filter(Q(annotators=user) | Q(annotators__isnull=True))
+              .filter(~Exists(mine.filter(passed=True))))
+    if attemptable:
+        rounds = rounds.filter(~Exists(mine.filter(passed=False, reset_at__isnull=True)))
+    return GoldItem.objects.filter(qualification_batches__batch__in=rounds.values("pk")).distinct()
+
+
+def qualification_gold_withheld(user) -> set[int]:
+    """The gold items whose gold label a review of a failed qualification attempt does not show
+    `user`: those of rounds they may attempt now (a retry after a reset included)."""
+    return set(qualification_items_pending(user, attemptable=True).values_list("pk", flat=True))
 
 
 def _may_hide(user) -> bool:
