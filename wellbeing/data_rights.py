@@ -5,7 +5,8 @@ removed or replaced; the account becomes a pseudonymous, inactive row (`erased-<
 keeps their judgments, so agreement, final labels and releases (which name annotators by pseudonym
 only) do not change. Everything that repeats the username or e-mail elsewhere is rewritten or
 dropped in the same transaction: the audit log (object names, actor e-mail, change values), stored
-quality reports, login-throttle records, sessions and API tokens. The request itself is logged in the
+quality reports, free text (notes, rationales, takedown reasons), login-throttle records (any case),
+sessions and API tokens. The request itself is logged in the
 audit log (who asked, when, the pseudonym; never the old name).
 
 `annotator_export`: everything the workbench holds about one annotator, as JSON files in a new folder
@@ -71,9 +72,18 @@ def _user(username: str):
     return user
 
 
+# A name's edge: no ASCII letter, digit or _ beside it, nor `.`, `@` or `-` with one of those beyond
+# (ann1 is not in ann10, ann1x, ann1.smith, x@ann1.org); `+`, a `.` ending a sentence, a trailing `-`
+# or `@` and Chinese text around it are edges (ann1+ann2, 问过ann1., ann1-, 同意ann1的).
+_NAME_CHAR = "A-Za-z0-9_"
+_BEFORE = rf"(?<![{_NAME_CHAR}])(?<![{_NAME_CHAR}][.@-])"
+_AFTER = rf"(?![{_NAME_CHAR}])(?![.@-][{_NAME_CHAR}])"
+
+
 def _whole(word: str) -> re.Pattern:
-    """`word` as a whole name: not part of a longer username or address (ann1 is not in ann10)."""
-    return re.compile(rf"(?<![\w.@+-]){re.escape(word)}(?![\w.@+-])")
+    """`word` as a whole name, in any case: not part of a longer username or address (ann1 is not in
+    ann10 nor in ann1.smith; it is in "ann1." at the end of a sentence and in "ann1+ann2")."""
+    return re.compile(_BEFORE + re.escape(word) + _AFTER, re.IGNORECASE)
 
 
 def _replace(value: Any, old: set[str], new: str) -> Any:
@@ -92,7 +102,25 @@ def _replace(value: Any, old: set[str], new: str) -> Any:
 
 def _mentions(value: Any, old: set[str]) -> bool:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, cls=DjangoJSONEncoder)
-    return any(word and word in text for word in old)
+    return any(word and word.lower() in text.lower() for word in old)
+
+
+def _rewrite_free_text(old: set[str], new: str) -> None:
+    """Free text people typed that may name the account: judgment notes and their revisions,
+    adjudication rationales, takedown reasons (update(): no signal, no new audit entry)."""
+    from publication.models import Takedown
+
+    for model, fields in ((Judgment, ("note",)), (JudgmentRevision, ("old", "new")), (FinalLabel, ("rationale",)),
+                          (Takedown, ("reason",))):
+        for field in fields:
+            lookup = Q()
+            for word in old:  # (JSON columns may hold the name \u-escaped)
+                for form in {word, json.dumps(word)[1:-1]}:
+                    lookup |= Q(**{f"{field}__icontains": form})
+            for pk, value in model.objects.filter(lookup).values_list("pk", field).iterator():
+                rewritten = _replace(value, old, new)
+                if rewritten != value:
+                    model.objects.filter(pk=pk).update(**{field: rewritten})
 
 
 @transaction.atomic
@@ -136,12 +164,15 @@ def annotator_erase(*, username: str, requested_by=None, reason: str = "") -> Er
             model = apps.get_model(app_label, model_name)
         except LookupError:
             continue
-        model.objects.filter(username__in=old).delete()
+        same_name = Q()
+        for word in old:  # (a login attempt as ANN1 is an attempt on ann1's account)
+            same_name |= Q(username__iexact=word)
+        model.objects.filter(same_name).delete()
 
     # The audit log: names of the account in object names, the actor's e-mail, change values.
     candidates = set(LogEntry.objects.filter(Q(actor=user) | Q(actor_email__in=old)).values_list("pk", flat=True))
     for word in old:
-        candidates |= set(LogEntry.objects.filter(Q(object_repr__contains=word) | Q(changes_text__contains=word)
+        candidates |= set(LogEntry.objects.filter(Q(object_repr__icontains=word) | Q(changes_text__icontains=word)
                                                   | Q(changes__icontains=word) | Q(additional_data__icontains=word)
                                                   | Q(serialized_data__icontains=word)).values_list("pk", flat=True))
     for entry in LogEntry.objects.filter(pk__in=candidates):
@@ -162,10 +193,12 @@ def annotator_erase(*, username: str, requested_by=None, reason: str = "") -> Er
         from django.contrib.admin.models import LogEntry as AdminLogEntry
 
         for word in old:
-            for row in AdminLogEntry.objects.filter(Q(object_repr__contains=word) | Q(change_message__contains=word)):
+            for row in AdminLogEntry.objects.filter(Q(object_repr__icontains=word) | Q(change_message__icontains=word)):
                 AdminLogEntry.objects.filter(pk=row.pk).update(
                     object_repr=_replace(row.object_repr, old, new_username),
                     change_message=_replace(row.change_message, old, new_username))
+
+    _rewrite_free_text(old, new_username)
 
     # Stored reports (the quality panel's, agreement) that name annotators.
     for app_label, model_name, field in _REPORT_FIELDS:
