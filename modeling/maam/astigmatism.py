@@ -165,6 +165,7 @@ class EmbeddingInferer:
         self.extra: dict[str, dict[str, list[str]]] = {axis: {s: [] for s in STATES[axis]} for axis in AXES}
         self._protos: dict[str, tuple[list[str], np.ndarray]] | None = None
         self._sums: dict[str, tuple[list[str], np.ndarray]] | None = None
+        self._fitted: dict | None = None  # the last fit's scores, for states_fitted_on
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         vectors = np.asarray(self.encoder.encode(texts, normalize_embeddings=True, show_progress_bar=False), dtype=float)
@@ -294,7 +295,7 @@ class EmbeddingInferer:
         (train.crossfit) decides a held-out fold's states, and counts the other folds' priors, with
         the other folds' thresholds, so no post's own label moves its state or its prior row. The
         prototypes (with every hand-tagged post) and the scores are the fitted ones."""
-        if getattr(self, "_fitted", None) is None:
+        if self._fitted is None:
             raise RuntimeError("states_fitted_on needs a fit on training posts first")
         chosen, _ = self._choose_thresholds(np.asarray(rows, dtype=int), labels)
         thresholds = {**self.thresholds, **chosen}
@@ -308,7 +309,7 @@ class EmbeddingInferer:
         for axis, states in params.get("extra", {}).items():
             for state, texts in states.items():
                 self.extra[axis][state] = list(texts)
-        self._protos = self._sums = None
+        self._protos = self._sums = self._fitted = None
 
 
 def make_inferer(name: str = "cues", **kwargs):
@@ -509,8 +510,8 @@ def search_fusion(p_dev: np.ndarray, y_dev: Sequence[int], q_by_axis: dict[str, 
     """Greedy step-wise alpha search (grid 0.1 ... 1.0) on held-out predictions `p_dev`.
 
     `q_by_axis[axis]` holds one prior row per post. Under cross-fitting (train.crossfit) each
-    row comes from priors counted without that post's fold, so no post tunes alpha with a prior
-    that has seen its own label. With `min_gain` > 0 (extension) a step keeps alpha = 1 unless
+    row comes from priors counted, and a state decided with C-I-S thresholds chosen, without that
+    post's fold, so no post tunes alpha with a prior or a state that has seen its own label. With `min_gain` > 0 (extension) a step keeps alpha = 1 unless
     fusing raises the held-out macro-F1 by at least that much."""
     from .metrics import decode_labels, macro_f1
 

@@ -1,10 +1,11 @@
 """Training, prediction and the experimental protocol (1,000 training posts, the rest for test).
 
 Fusion is tuned by cross-fitting (docs/maam_offline.md, "Protocol"): the training posts are cut
-into k stratified folds; for each fold a backbone is fitted and C-I-S priors are counted on the
-other folds, giving out-of-fold probabilities and prior rows for every training post; alpha and
-the fusion order are searched on those; the backbone is then refitted on all training posts and
-the final priors counted on all of them. Every variant trains on the same posts."""
+into k stratified folds; for each fold a backbone is fitted, the C-I-S inferer's margin thresholds
+are chosen (EmbeddingInferer.states_fitted_on) and the C-I-S priors are counted on the other folds,
+giving out-of-fold probabilities and prior rows for every training post; alpha and the fusion
+order are searched on those; the backbone is then refitted, the thresholds chosen and the final
+priors counted on all training posts. Every variant trains on the same posts."""
 from __future__ import annotations
 
 import json
@@ -27,6 +28,7 @@ from .astigmatism import (
     FusionResult,
     Priors,
     all_orders,
+    apply_tags,
     build_priors,
     cascade,
     fusion_table,
@@ -51,6 +53,9 @@ VARIANTS = {  # variant -> (Myopia, Astigmatism)
 }
 PAPER_ORDER = ("I", "S", "C")  # the unified test-time order (paper §Fusion Strategy)
 Progress = Callable[[str, int, int], None]
+# Given the training posts that may tune the C-I-S inferer (indices), the states of every training
+# post decided with thresholds chosen on those posts only (train: EmbeddingInferer.states_fitted_on).
+FoldStates = Callable[[np.ndarray], Sequence[CISState]]
 
 
 def _noop(stage: str, current: int, total: int) -> None:
@@ -190,10 +195,14 @@ def fold_indices(labels: Sequence[int], seed: int, folds: int) -> list[np.ndarra
 
 def crossfit(inputs: Sequence, y: np.ndarray, states: Sequence[CISState], make_model: Callable[[], object],
              folds: int, seed: int, n_classes: int, prior_mode: str = "raw",
-             progress: Progress = _noop) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+             progress: Progress = _noop, fold_states: FoldStates | None = None
+             ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Out-of-fold probabilities and prior rows for every training post: for each fold a backbone
-    is fitted, and priors are counted, on the other folds only. A post therefore never tunes
-    alpha with a model or a prior that has seen its label."""
+    is fitted, and priors are counted, on the other folds only. With `fold_states` (a C-I-S
+    inferer whose thresholds are tuned on labels) the states, of the held fold and of the posts its
+    priors are counted on, are decided with thresholds chosen on the other folds too
+    (`fold_states(rest)`); without it, `states` (fixed, label-free states) serve every fold. A post
+    therefore never tunes alpha with a model, a prior or a state that has seen its label."""
     y = np.asarray(y, dtype=int)
     n = len(y)
     oof = np.zeros((n, n_classes))
@@ -204,8 +213,9 @@ def crossfit(inputs: Sequence, y: np.ndarray, states: Sequence[CISState], make_m
         model = make_model()
         model.fit([inputs[i] for i in rest], y[rest])
         oof[held] = model.predict_proba([inputs[i] for i in held])
-        priors = build_priors(y[rest], [states[i] for i in rest], n_classes)
-        held_states = [states[i] for i in held]
+        fold = states if fold_states is None else fold_states(rest)
+        priors = build_priors(y[rest], [fold[i] for i in rest], n_classes)
+        held_states = [fold[i] for i in held]
         for axis in AXES:
             q[axis][held] = priors.matrix(axis, held_states, prior_mode)
         progress("cross-fitting", f + 1, len(parts))
@@ -213,17 +223,19 @@ def crossfit(inputs: Sequence, y: np.ndarray, states: Sequence[CISState], make_m
 
 
 def tuning_predictions(inputs: Sequence, y: np.ndarray, states: Sequence[CISState], make_model: Callable[[], object],
-                       config: TrainConfig, progress: Progress = _noop):
+                       config: TrainConfig, progress: Progress = _noop, fold_states: FoldStates | None = None):
     """(held-out probabilities, their labels, their prior rows, the fitted backbone or None) for the
     alpha / order search. "crossfit": every training post, out of fold (the backbone is refitted on
     all posts afterwards: None). "dev": one fine-tune; its dev split's probabilities at the kept
-    epoch, with prior rows counted on the other posts only (no dev post's prior row counts its own
-    label), and the fine-tuned backbone is the final one (it never trained on the dev split). The dev
+    epoch, with prior rows counted on the other posts only, their states decided with C-I-S
+    thresholds chosen on the other posts only (`fold_states`, as in `crossfit`), so no dev post's
+    prior row counts its own label, and the fine-tuned backbone is the final one (it never trained
+    on the dev split). The dev
     labels did pick the kept epoch, so these probabilities are optimistic, which biases the search
     toward "no prior" (docs/maam_gpu.md)."""
     if config.fusion_tuning == "crossfit":
         oof, q = crossfit(inputs, y, states, make_model, config.folds, config.seed, config.n_classes,
-                          config.prior_mode, progress)
+                          config.prior_mode, progress, fold_states)
         return oof, y, q, None
     model = make_model()
     if not hasattr(model, "holdout"):
@@ -234,8 +246,9 @@ def tuning_predictions(inputs: Sequence, y: np.ndarray, states: Sequence[CISStat
         raise ValueError("fusion_tuning 'dev' found no dev split (dev_fraction 0, or under 50 training posts): "
                          "use fusion_tuning 'crossfit'")
     rest = np.setdiff1d(np.arange(len(y)), dev)
-    priors = build_priors(y[rest], [states[i] for i in rest], config.n_classes)
-    dev_states = [states[i] for i in dev]
+    fold = states if fold_states is None else fold_states(rest)
+    priors = build_priors(y[rest], [fold[i] for i in rest], config.n_classes)
+    dev_states = [fold[i] for i in dev]
     q = {axis: priors.matrix(axis, dev_states, config.prior_mode) for axis in AXES}
     return p_dev, y[dev], q, model
 
@@ -441,9 +454,11 @@ def _fusion_for(oof: np.ndarray, y: np.ndarray, q: dict, config: TrainConfig,
 
 def fit_dimension(inputs: Sequence[WeightedText], y: Sequence[int], states: Sequence[CISState] | None,
                   config: TrainConfig, progress: Progress = _noop, full_table: bool = True,
-                  plain_inputs: Sequence[WeightedText] | None = None) -> DimensionModel:
-    """One dimension: with Astigmatism, cross-fitted alpha / order search, then the backbone
-    refitted on every training post and the priors counted on every training post. With
+                  plain_inputs: Sequence[WeightedText] | None = None,
+                  fold_states: FoldStates | None = None) -> DimensionModel:
+    """One dimension: with Astigmatism, cross-fitted alpha / order search (the held-out posts'
+    states from `fold_states` where given, see `crossfit`), then the backbone refitted on every
+    training post and the priors counted on every training post with `states`. With
     `plain_inputs` (the Myopia gate) the same search runs on plain inputs too and the inputs whose
     fused cross-fitted macro-F1 is higher are kept (Myopia must win by `min_gain`)."""
     y = np.asarray(y, dtype=int)
@@ -455,11 +470,11 @@ def fit_dimension(inputs: Sequence[WeightedText], y: Sequence[int], states: Sequ
     dm = DimensionModel(backbone=None)
     fitted = None
     if states is not None:
-        p, y_tune, q, fitted = tuning_predictions(inputs, y, states, make_model, config, progress)
+        p, y_tune, q, fitted = tuning_predictions(inputs, y, states, make_model, config, progress, fold_states)
         dm.fusion, dm.fusion_table = _fusion_for(p, y_tune, q, config, full_table)
         if plain_inputs is not None:
             p_plain, y_plain, q_plain, fitted_plain = tuning_predictions(plain_inputs, y, states, make_model, config,
-                                                                         progress)
+                                                                         progress, fold_states)
             fusion_plain, table_plain = _fusion_for(p_plain, y_plain, q_plain, config, full_table)
             dm.gate = {"myopia_dev_f1": round(dm.fusion.dev_macro_f1, 5),
                        "plain_dev_f1": round(fusion_plain.dev_macro_f1, 5)}
@@ -495,17 +510,25 @@ def train(texts: Sequence[str], labels: dict[str, Sequence[int]], config: TrainC
     inputs = featurizer.inputs(texts, config.dimensions, use_myopia, progress)
     states = None
     cis_meta = None
+    fold_states = None
     if use_astig:
         progress("calibrating", 0, len(config.dimensions))
         inferer = model.inferer()
         cis_meta = {"name": config.cis}
         if hasattr(inferer, "fit"):
-            cis_meta["fit"] = inferer.fit(texts, {d: labels[d] for d in config.dimensions}, tags)
+            tuning_labels = {d: np.asarray(labels[d]) for d in config.dimensions}
+            # The final thresholds (saved with the model) see every training label; the tuning
+            # predictions' states come from thresholds chosen without the held-out posts' labels.
+            cis_meta["fit"] = inferer.fit(texts, tuning_labels, tags)
             cis_meta["params"] = inferer.params()
+            if hasattr(inferer, "states_fitted_on"):
+                def fold_states(rows: np.ndarray) -> list[CISState]:
+                    return apply_tags(inferer.states_fitted_on(rows, tuning_labels), tags)
         states = resolve_states(texts, tags, inferer)
     plain = ([WeightedText.plain(t) for t in texts] if config.myopia_gate and use_myopia and use_astig else None)
     for n, d in enumerate(config.dimensions):
-        model.dims[d] = fit_dimension(inputs[d], labels[d], states, config, progress, plain_inputs=plain)
+        model.dims[d] = fit_dimension(inputs[d], labels[d], states, config, progress, plain_inputs=plain,
+                                      fold_states=fold_states)
         if use_astig:
             progress("calibrating", n + 1, len(config.dimensions))
     if config.stack or config.offsets:
