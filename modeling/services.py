@@ -32,6 +32,9 @@ from .maam.train import PRESETS
 
 DEFAULT_PRESET = "best-offline"  # what new runs use (docs/maam_offline.md); "paper" is the paper's reading
 FUSION_SETTING_KEYS = ("prior_mode", "decode", "myopia_mode", "cis", "fusion_order", "min_gain")
+# The preset's stacker and decision offsets (docs/best_offline.md): applied to the runs whose variant
+# has no Astigmatism (the preset's own variant is baseline); full / astigmatism runs take the fusion keys.
+STACKING_KEYS = ("stack", "offsets", "stack_backbones")
 from .maam.lexicon import Lexicon, LexiconEntry
 from .models import LexiconTerm, Prediction, ScoringJob, ScoringScope, TrainingRun, Variant
 
@@ -237,12 +240,15 @@ def training_run_execute(*, run_id: int) -> TrainingRun:
 
 def _train_and_evaluate(run: TrainingRun) -> JobDone:
     from .maam.backbones import LINEAR_BACKBONES, pick_device
-    from .maam.train import TrainConfig, environment_versions, evaluate, train
+    from .maam.train import VARIANTS, TrainConfig, environment_versions, evaluate, train
 
     reporter = RunReporter(run.pk)
     data = release_data(run.release, run.seed)
     lexicon = Lexicon(tuple(LexiconEntry(t, k) for t, k in run.lexicon_terms), version=run.lexicon_version)
-    fusion = {k: v for k, v in (run.fusion_settings or {}).items() if k in FUSION_SETTING_KEYS}
+    chosen = run.fusion_settings or {}
+    fusion = {k: v for k, v in chosen.items() if k in FUSION_SETTING_KEYS}
+    if not VARIANTS[run.variant][1]:
+        fusion.update({k: tuple(v) if k == "stack_backbones" else v for k, v in chosen.items() if k in STACKING_KEYS})
     config = TrainConfig(variant=run.variant, dimensions=tuple(run.dimensions), backbone=run.backbone,
                          backbone_params=run.hyperparameters, seed=run.seed, device=run.device, **fusion)
     texts = [r["text"] for r in data["train"]]
@@ -253,6 +259,11 @@ def _train_and_evaluate(run: TrainingRun) -> JobDone:
     test_texts = [r["text"] for r in data["test"]]
     test_labels = {d: [r[d] for r in data["test"]] for d in run.dimensions}
     metrics = evaluate(model, test_texts, test_labels, progress=reporter)
+    # What the evaluated model chose (the metrics above are its own, whatever is saved below).
+    fusion = {d: dm.fusion.to_dict() if dm.fusion else None for d, dm in model.dims.items()}
+    table = {d: [f.to_dict() for f in dm.fusion_table] for d, dm in model.dims.items()}
+    train_seconds = model.meta.get("train_seconds")
+    stacking = model.meta.get("stacking")
     final_posts = len(texts)
     if run.final_fit_all:
         # The scoring model: the same settings trained again on every labelled post (train + test);
@@ -265,12 +276,16 @@ def _train_and_evaluate(run: TrainingRun) -> JobDone:
     reporter("saving artefact", 0, 1)
     target = Path(settings.ARTIFACT_ROOT) / "runs" / f"run-{run.pk:06d}"
     checksum = model.save(target)  # cancelled at the last moment: the artefact stays unreferenced
-    fusion = {d: dm.fusion.to_dict() if dm.fusion else None for d, dm in model.dims.items()}
-    table = {d: [f.to_dict() for f in dm.fusion_table] for d, dm in model.dims.items()}
+    extra = {}
+    if final_posts != len(texts):  # the saved model's own choices, kept apart from the evaluated model's
+        extra["final_fusion"] = {d: dm.fusion.to_dict() if dm.fusion else None for d, dm in model.dims.items()}
+        extra["final_train_seconds"] = model.meta.get("train_seconds")
+    if stacking:
+        extra["stacking"] = stacking
     return JobDone(fields={
         "metrics": {"test": metrics, "fusion": fusion, "fusion_table": table, "n_train": len(texts),
-                    "n_test": len(test_texts), "train_seconds": model.meta.get("train_seconds"),
-                    "split": data["split"], "final_model_posts": final_posts},
+                    "n_test": len(test_texts), "train_seconds": train_seconds,
+                    "split": data["split"], "final_model_posts": final_posts, **extra},
         "artifact_path": str(target), "artifact_checksum": checksum, "versions": environment_versions(),
         "device_used": pick_device(run.device) if run.backbone not in LINEAR_BACKBONES else "cpu",
         "progress_current": 1, "progress_total": 1, "stage": "done"})

@@ -39,3 +39,54 @@ def test_without_the_option_the_saved_model_is_the_evaluated_one(labelled_releas
     run.refresh_from_db()
     assert run.status == "succeeded", run.error
     assert run.metrics["final_model_posts"] == 40 and MAAMModel.load(run.artifact_path).meta["n_train"] == 40
+
+
+def test_a_best_offline_baseline_run_gets_the_presets_stacker_and_offsets(labelled_release, client, make_user):
+    (run,) = services.training_run_launch(created_by=None, release_id=labelled_release.pk, dimensions=["explicit"],
+                                          variants=["baseline"], seeds=[0], backbone="char-ngram",
+                                          preset="best-offline")
+    run.refresh_from_db()
+    assert run.status == "succeeded", run.error
+    assert run.fusion_settings["stack"] and run.fusion_settings["offsets"]
+    model = MAAMModel.load(run.artifact_path)
+    assert model.config.stack and model.config.offsets and "explicit" in model.meta["stacking"]
+    kept = run.metrics["stacking"]["explicit"]["kept"]
+    assert kept == model.meta["stacking"]["explicit"]["kept"]
+    client.force_login(make_user("res", "researcher"))
+    page = client.get(reverse("modeling:run", args=[run.pk])).content.decode()
+    assert 'id="stacking"' in page and f"<code>{kept}</code>" in page
+
+
+def test_an_astigmatism_run_under_the_preset_takes_its_fusion_settings_only(labelled_release):
+    (run,) = services.training_run_launch(created_by=None, release_id=labelled_release.pk, dimensions=["explicit"],
+                                          variants=["astigmatism"], seeds=[0], backbone="char-ngram",
+                                          preset="best-offline", fusion_settings=None)
+    run.refresh_from_db()
+    assert run.status == "succeeded", run.error
+    model = MAAMModel.load(run.artifact_path)
+    assert not model.config.stack and model.config.prior_mode == "log-shift" and "stacking" not in run.metrics
+
+
+def test_the_run_reports_the_evaluated_models_fusion_not_the_refits(labelled_release, monkeypatch):
+    from modeling.maam import train as train_module
+
+    trained = []
+    real_train = train_module.train
+
+    def spy(texts, *args, **kwargs):
+        model = real_train(texts, *args, **kwargs)
+        if trained:  # the refit on every post: mark its choice so the two cannot be confused
+            model.dims["explicit"].fusion.alphas = [0.123]
+        trained.append((len(texts), {d: dm.fusion.to_dict() for d, dm in model.dims.items()}))
+        return model
+
+    monkeypatch.setattr(train_module, "train", spy)
+    (run,) = services.training_run_launch(created_by=None, release_id=labelled_release.pk, dimensions=["explicit"],
+                                          variants=["astigmatism"], seeds=[0], backbone="char-ngram",
+                                          final_fit_all=True)
+    run.refresh_from_db()
+    assert run.status == "succeeded", run.error
+    (n_eval, evaluated), (n_final, final) = trained
+    assert (n_eval, n_final) == (40, 80)
+    assert run.metrics["fusion"] == evaluated and run.metrics["final_fusion"] == final
+    assert final["explicit"]["alphas"] == [0.123] != evaluated["explicit"]["alphas"]
