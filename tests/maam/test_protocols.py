@@ -32,8 +32,8 @@ def test_every_protocol_for_every_candidate(tmp_path):
     names = ["char-ngram baseline", "char-ngram astigmatism"]
     assert result["candidates"] == names
     assert all(len(result["paper"][n]) == 2 and len(result["kfold"][n]) == 3 for n in names)
-    assert result["topics"] == {"变性人": 0, "跨性别": 48, "非二元": 0, "双性恋": 48, "同性恋": 48, "性少数": 0,
-                                "other": 16}
+    assert result["topics"] == {"变性人": 0, "跨性别": 48, "非二元": 0, "间性人": 0, "双性恋": 48, "同性恋": 48,
+                                "性少数": 0, "other": 16}
     # per topic from the pooled held-out predictions; leave-one-topic-out skips small topics and "other"
     assert set(result["by_topic"][names[0]]) == {"跨性别", "双性恋", "同性恋", "other"}
     assert set(result["loto"][names[0]]) == {"跨性别", "双性恋", "同性恋"}
