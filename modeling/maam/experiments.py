@@ -74,15 +74,22 @@ def run_ablation(corpus: Corpus, seeds: Sequence[int], n_train: int = 1000, conf
             test_idx = np.arange(len(corpus.texts), len(texts))
         cfg = TrainConfig(**{**base.__dict__, "seed": seed, "dimensions": dims, "n_classes": corpus.n_classes})
         inferer = make_inferer(base.cis)
+        fold_states = None
         if hasattr(inferer, "fit"):  # thresholds tuned on this seed's training posts only
-            inferer.fit([texts[i] for i in train_idx], {d: labels[d][train_idx] for d in dims})
+            train_labels = {d: labels[d][train_idx] for d in dims}
+            inferer.fit([texts[i] for i in train_idx], train_labels)
+            if hasattr(inferer, "states_fitted_on"):  # as train(): cross-fitted thresholds for alpha tuning
+
+                def fold_states(rows, inferer=inferer, train_labels=train_labels):
+                    return inferer.states_fitted_on(rows, train_labels)
         states = inferer.infer_many(texts)
         train_states = [states[i] for i in train_idx]
         test_states = [states[i] for i in test_idx]
         for d in dims:
             y = labels[d]
             for use_myopia, inputs in ((False, plain[d]), (True, weighted[d])):
-                dm = fit_dimension([inputs[i] for i in train_idx], y[train_idx], train_states, cfg, full_table=False)
+                dm = fit_dimension([inputs[i] for i in train_idx], y[train_idx], train_states, cfg, full_table=False,
+                                   fold_states=fold_states)
                 p_test = dm.backbone.predict_proba([inputs[i] for i in test_idx])
                 p_cal = cascade(p_test, dm.priors, test_states, dm.fusion.order, dm.fusion.alphas,
                                 dm.fusion.prior_mode)[-1]

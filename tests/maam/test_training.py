@@ -313,3 +313,24 @@ def test_ablation_on_a_binary_corpus_trains_on_train_and_reports_on_the_held_out
     assert set(result.scores) == {"baseline", "astigmatism", "myopia", "full"}
     with pytest.raises(ValueError, match="myopia_mode"):
         run_ablation(train_part, [0], n_train=50, config=TrainConfig(myopia_mode="filtr"), log=lambda msg: None)
+
+
+def test_the_ablation_cross_fits_the_cis_thresholds_as_train_does(monkeypatch):
+    """run_ablation tunes alpha with states from thresholds chosen without the held-out posts' labels
+    (train.crossfit's fold_states), not with the all-training-posts thresholds."""
+    from modeling.maam import experiments
+    from modeling.maam.data import Corpus
+
+    seen = []
+    real = experiments.fit_dimension
+
+    def spy(inputs, y, states, config, **kwargs):
+        fold_states = kwargs.get("fold_states")
+        seen.append(None if fold_states is None else len(fold_states(np.arange(len(y) // 2))))
+        return real(inputs, y, states, config, **kwargs)
+
+    monkeypatch.setattr(experiments, "fit_dimension", spy)
+    texts, labels = corpus(80)
+    experiments.run_ablation(Corpus(texts, {"explicit": labels["explicit"]}, name="t"), [0], n_train=50,
+                             config=TrainConfig(cis="use-m3", folds=2), log=lambda msg: None)
+    assert seen and all(n == 50 for n in seen)  # a state for every training post, from half their labels
