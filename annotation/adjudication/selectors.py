@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from core.errors import NotFound
 
 from ..visibility import visible_to
+from ..visibility.withdrawn import in_queues
 from ..models import DIMENSIONS, FinalLabel, Judgment, Post, Provenance, WorkbenchSettings
 from ..quality.selectors import aggregate_annotations, aggregate_disagreement
 from ..selectors import annotator_pseudonyms, pseudonym_fallback
@@ -30,14 +31,15 @@ def _with_spans(qs: QuerySet[Post]) -> QuerySet[Post]:
 def disagreement_post_ids(*, viewer=None, span: int | None = None, after: int = 0) -> QuerySet:
     """Ids of the posts needing adjudication, ascending, from `after` on: their counted judgments
     span >= `span` points on some dimension, or one of them is flagged, and no adjudicator has
-    settled them. Grouped straight off the judgments' (post, annotator) index in post order, so
-    asking for the first N ids after a cursor reads a page's worth of judgments, not all of them."""
+    settled them; never a withdrawn (taken-down) post. Grouped straight off the judgments' (post,
+    annotator) index in post order, so asking for the first N ids after a cursor reads a page's worth
+    of judgments, not all of them."""
     span = span if span is not None else WorkbenchSettings.current().adjudication_span
     disagreement = Q(n_flags__gt=0) | aggregate_disagreement()
     for d in DIMENSIONS:
         disagreement |= Q(**{f"{d}_max__gte": F(f"{d}_min") + span})
     settled = FinalLabel.objects.filter(post=OuterRef("post_id"), provenance=Provenance.ADJUDICATED)
-    judgments = Judgment.objects.counted().filter(post_id__gt=after).filter(~Exists(settled))
+    judgments = in_queues(Judgment.objects.counted().filter(post_id__gt=after).filter(~Exists(settled)))
     if viewer is not None:
         judgments = visible_to(viewer, judgments).exclude(
             post_id__in=Judgment.objects.filter(annotator=viewer).values("post_id"))
@@ -104,11 +106,12 @@ CONSISTENCY_RULES = (
 
 
 def consistency_warnings(*, viewer=None) -> list[dict]:
-    """Final labels whose dimensions contradict each other enough to deserve a second look."""
+    """Final labels whose dimensions contradict each other enough to deserve a second look (not of
+    withdrawn posts)."""
     q = Q()
     for a, b, gap, _reason in CONSISTENCY_RULES:
         q |= Q(**{f"{a}__gte": F(b) + gap}) | Q(**{f"{b}__gte": F(a) + gap})
-    labels = FinalLabel.objects.filter(q)
+    labels = in_queues(FinalLabel.objects.filter(q))
     if viewer is not None:
         labels = visible_to(viewer, labels)
     out = []

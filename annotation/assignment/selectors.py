@@ -3,6 +3,7 @@ the queue item the annotator page shows. Everything here is filtered to the anno
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from datetime import datetime
 from datetime import timezone as dt_timezone
 
@@ -27,6 +28,7 @@ from ..models import (
     Post,
 )
 from ..quality.selectors import gold_quota
+from ..visibility.withdrawn import withdrawn_sql
 
 
 def batches_for_annotator(annotator) -> QuerySet[Batch]:
@@ -54,10 +56,12 @@ def _progress_and_guideline(*, annotator, batch: Batch) -> tuple[dict[str, int],
 
     Issue 20: no number here depends on which items were gold. The total is the batch's posts plus
     the annotator's gold quota (fixed from the start; the queue serves exactly that many, never
-    more), less every skip: one less for any skipped item, gold or real."""
+    more), less every skip: one less for any skipped item, gold or real. A withdrawn (taken-down)
+    post is no work: the batch's posts are those the queue can still serve them, and the withdrawn
+    ones they answered before (annotation/visibility/withdrawn.py `queue_posts`)."""
     with claim_cursor() as cursor:
-        cursor.execute(_PROGRESS_SQL, [batch.pk, batch.pk, annotator.pk, batch.pk, annotator.pk, batch.pk,
-                                       batch.pk, annotator.pk])
+        cursor.execute(_progress_sql(), [batch.pk, annotator.pk, batch.pk, annotator.pk, batch.pk, annotator.pk,
+                                         batch.pk, batch.pk, annotator.pk])
         row = cursor.fetchone()
     submitted, skipped, total_posts, rate, served, gold_submitted, gold_skipped, guideline_version = row[:8]
     set_aside = (row[8] or 0) + (row[9] or 0)  # items set aside as too distressing, gold or real
@@ -167,7 +171,9 @@ _GUIDELINE_SQL = f"(SELECT g.{{column}} FROM {_G} g WHERE g.is_active ORDER BY g
 
 _PROGRESS_SQL = f"""
 SELECT bp.submitted, bp.skipped,
-  (SELECT COUNT(*) FROM {_P} p WHERE p.batch_id = %s),
+  (SELECT COUNT(*) FROM {_P} p WHERE p.batch_id = %s AND (NOT {{withdrawn}} OR EXISTS (
+    SELECT 1 FROM {_A} w WHERE w.post_id = p.id AND w.annotator_id = %s AND w.gold_batch_id IS NULL
+      AND w.status <> '{_ASSIGNED}'))),
   (SELECT q.gold_rate FROM {_Q} q WHERE q.batch_id = %s),
   COUNT(a.id),
   SUM(CASE WHEN a.status = '{AssignmentStatus.SUBMITTED.value}' THEN 1 ELSE 0 END),
@@ -180,6 +186,13 @@ FROM (SELECT 1 AS one) x
   LEFT OUTER JOIN {_BP} bp ON bp.annotator_id = %s AND bp.batch_id = %s
   LEFT OUTER JOIN {_A} a ON a.gold_batch_id = %s AND a.annotator_id = %s
 GROUP BY bp.submitted, bp.skipped"""
+
+
+@cache
+def _progress_sql() -> str:
+    """The progress statement, with the visibility policy's test for withdrawn posts (made once,
+    after the apps are loaded)."""
+    return _PROGRESS_SQL.format(withdrawn=withdrawn_sql("p.id"))
 
 
 @dataclass(frozen=True)
@@ -225,13 +238,13 @@ def claim_candidates_sql(*, annotator, batch: Batch, exclude: tuple[int, ...] = 
     """The next post of the batch with room, fewest live claims first (a range scan of the
     (batch, live_claims, id) index), locked on PostgreSQL (posts locked by others are skipped).
     Left out: posts the annotator holds or held, except their own lapsed claims (resumable while the
-    post has room), and `exclude` (posts this call already looked at). The caller rechecks the post
-    under its lock."""
+    post has room), withdrawn (taken-down) posts (the visibility policy, annotation/visibility/withdrawn.py),
+    and `exclude` (posts this call already looked at). The caller rechecks the post under its lock."""
     not_tried = f"AND p.id NOT IN ({', '.join(['%s'] * len(exclude))})" if exclude else ""
     lock = " FOR NO KEY UPDATE SKIP LOCKED" if connection.vendor == "postgresql" else ""
     sql = f"""
 SELECT p.id, p.text, p.live_claims FROM {_P} p
-WHERE p.batch_id = %s AND p.live_claims < %s {not_tried}
+WHERE p.batch_id = %s AND p.live_claims < %s {not_tried} AND NOT {withdrawn_sql("p.id")}
   AND NOT EXISTS (SELECT 1 FROM {_A} a WHERE a.post_id = p.id AND a.annotator_id = %s
                   AND NOT (a.status = '{_ASSIGNED}' AND a.lapsed AND a.gold_batch_id IS NULL))
 ORDER BY p.live_claims, p.id LIMIT 1{lock}"""
@@ -284,15 +297,21 @@ def claim_of(annotator, *, post_id: int | None = None, claim_id: int | None = No
 _OPEN_CLAIM_SQL = f"""
 SELECT a.id, a.post_id, a.assigned_at, p.text, p.live_claims FROM {_A} a INNER JOIN {_P} p ON p.id = a.post_id
 WHERE a.annotator_id = %s AND p.batch_id = %s AND a.status = '{_ASSIGNED}' AND NOT a.lapsed
-  AND a.gold_batch_id IS NULL AND a.assigned_at >= %s
+  AND a.gold_batch_id IS NULL AND a.assigned_at >= %s AND NOT {{withdrawn}}
 ORDER BY a.assigned_at, a.id LIMIT 1"""
+
+
+@cache
+def _open_claim_sql() -> str:
+    return _OPEN_CLAIM_SQL.format(withdrawn=withdrawn_sql("p.id"))
 
 
 def open_claim(*, annotator, batch: Batch, since) -> Assignment | None:
     """The annotator's oldest open (unexpired: made at or after `since`) real claim in the batch,
-    with its post, or None."""
+    with its post, or None. A claim on a post withdrawn since it was made is never served again (it
+    stays open, unanswered, until it expires)."""
     with claim_cursor() as cursor:
-        cursor.execute(_OPEN_CLAIM_SQL, [annotator.pk, batch.pk, connection.ops.adapt_datetimefield_value(since)])
+        cursor.execute(_open_claim_sql(), [annotator.pk, batch.pk, connection.ops.adapt_datetimefield_value(since)])
         row = cursor.fetchone()
     if row is None:
         return None

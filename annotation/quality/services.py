@@ -39,6 +39,7 @@ from ..models import (
     QualificationAttempt,
 )
 from ..scores import scores_validate
+from ..visibility.withdrawn import queue_posts
 from . import selectors
 
 MAX_GOLD_RATE = 0.5
@@ -444,7 +445,7 @@ def gold_plan(*, annotator, batch: Batch) -> GoldPlan:
         Q(post__batch=batch, gold_batch__isnull=True) | Q(gold_batch=batch)).aggregate(
         claims=Count("id"), served=Count("id", filter=Q(gold_batch=batch)))
     claims, served = counts["claims"], counts["served"]
-    posts = Post.objects.filter(batch=batch).count()
+    posts = queue_posts(batch=batch, annotator=annotator).count()  # (as the progress bar counts them)
     quota = selectors.gold_quota(annotator=annotator, rate=rate, posts=posts, served=served)
     # The pick runs whether or not this claim is gold, so the two cost the same. Its row lock (held to
     # the end of the claim; others skip it) keeps two tabs of one annotator from taking one gold post.
