@@ -413,6 +413,11 @@ class GoldItem(models.Model):
                                 related_name="gold_items")
     active = models.BooleanField(verbose_name=_("active"), default=True,
                                  help_text=_("Retired gold items are no longer mixed into queues."))
+    # Set once the item joins a qualification set (annotation/visibility: the signal on the set), never
+    # cleared: the set can be read on its qualification page, so the item is never mixed into queues.
+    qualification_used = models.BooleanField(
+        verbose_name=_("used for qualification"), default=False, editable=False,
+        help_text=_("It has been in a qualification set, so it is never mixed into queues, even after leaving the set."))
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("created by"), null=True, blank=True,
                                    on_delete=models.SET_NULL,
                                    related_name="+")

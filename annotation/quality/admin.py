@@ -10,17 +10,38 @@ from core.errors import DomainError
 
 from ..models import DIMENSIONS, AggregationRun, BatchQuality, GoldItem, QualificationAnswer, QualificationAttempt
 from ..visibility import GoldAdmin
-from .services import gold_set_active, qualification_items_check, qualification_reset
+from .services import _ensure_not_in_open_batch, gold_set_active, qualification_items_check, qualification_reset
+
+
+class GoldItemForm(forms.ModelForm):
+    """A post of an open batch never becomes gold (services._ensure_not_in_open_batch): it would be
+    served there as an ordinary post too."""
+
+    class Meta:
+        model = GoldItem
+        fields = "__all__"
+
+    def clean(self):
+        data = super().clean()
+        post = data.get("post")
+        if post is not None:
+            try:
+                _ensure_not_in_open_batch([post])
+            except DomainError as exc:
+                self.add_error("post", str(exc))
+        return data
 
 
 @admin.register(GoldItem)
 class GoldItemAdmin(GoldAdmin):
-    list_display = ("post", "explicit", "implicit", "emotional", "source", "release", "active", "created_at")
-    list_filter = ("source", "active")
+    form = GoldItemForm
+    list_display = ("post", "explicit", "implicit", "emotional", "source", "release", "active", "qualification_used",
+                    "created_at")
+    list_filter = ("source", "active", "qualification_used")
     list_select_related = ("post", "release")
     search_fields = ("post__text", "post__external_id")
     raw_id_fields = ("post", "release")
-    readonly_fields = ("created_by", "created_at")
+    readonly_fields = ("qualification_used", "created_by", "created_at")
     actions = ["retire", "restore"]
 
     @admin.action(description=_("Retire: no longer mix into queues"))

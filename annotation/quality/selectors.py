@@ -85,18 +85,18 @@ def reads_settled_labels(user) -> bool:
 
 
 def gold_drawable(annotator) -> QuerySet[GoldItem]:
-    """The active gold items that may be mixed into this annotator's queues: in no qualification set
-    (issue 20: a gold item serves qualification or queues, never both, so nobody meets a
-    qualification post again as gold), not answered by them in a qualification attempt, never judged
+    """The active gold items that may be mixed into this annotator's queues: never in a qualification
+    set, also after leaving it (issue 20 and its review: a gold item serves qualification or queues,
+    never both, so nobody meets a qualification post again as gold; visibility.gold_items_servable), not answered by them in a qualification attempt, never judged
     by them as a real post nor adjudicated by them, and not waiting in an open batch. Items already
     served to them as gold stay in (gold_plan's pick leaves those out), so a count of these does not
     move when they are served one."""
-    qualification = BatchQuality.qualification_items.through.objects.filter(golditem_id=OuterRef("pk"))
+    from ..visibility import gold_items_servable
+
     judged = Assignment.objects.filter(post_id=OuterRef("post_id"), annotator=annotator, gold_batch__isnull=True)
-    return (GoldItem.objects.filter(active=True).filter(~Exists(qualification), ~Exists(judged))
+    return (gold_items_servable().filter(~Exists(judged))
             .exclude(qualification_answers__attempt__annotator=annotator)
-            .exclude(post__final_label__adjudicator=annotator)
-            .exclude(post__batch__locked_at__isnull=True, post__batch__isnull=False))
+            .exclude(post__final_label__adjudicator=annotator))
 
 
 def gold_quota(*, annotator, rate: float, posts: int, served: int) -> int:

@@ -29,6 +29,9 @@ The API (small on purpose; docs/decisions.md "One visibility policy"):
   hidden posts and, for someone who annotates, about gold.
 - `qualification_items_pending(user)`, `qualification_gold_withheld(user)`: rule 3, what a
   qualification round still ahead of `user` expects stays unreadable to them until they pass it.
+- `gold_items_servable()`: the gold items queues may serve - never one that has been in a
+  qualification set; and no post joins an open batch through the admin (`admin_site_guard`), so a
+  gold post is never served as an ordinary one.
 - `gold_hidden_from(user)`, `ensure_gold_visible(user)` (403): gold identity (hidden from everyone
   who annotates, and from anyone holding an unanswered gold claim).
 - `file_refusal(user, data)`: None when the file's bytes may be served to `user`, else the reason.
@@ -226,6 +229,43 @@ def log_entries_visible_to(user, queryset: QuerySet, *, object_field: str = "obj
 
 # --- Rule 2: gold identity -----------------------------------------------------------------------
 
+def gold_items_servable() -> QuerySet:
+    """The gold items that may be mixed into queues (issue 20 review): active, never in a qualification
+    set - the set can be read on its qualification page, so leaving it changes nothing
+    (`GoldItem.qualification_used`, set for good when the item joins one) - and not waiting in an
+    open batch. The reverse holds too: a post that is or was gold never joins an open batch
+    (`admin_site_guard`, and the gold services and admin refuse a post of an open batch), so it is
+    never served as an ordinary post whose answers count."""
+    from ..models import BatchQuality, GoldItem
+
+    in_set = BatchQuality.qualification_items.through.objects.filter(golditem_id=OuterRef("pk"))
+    return (GoldItem.objects.filter(active=True, qualification_used=False).filter(~Exists(in_set))
+            .exclude(post__batch__locked_at__isnull=True, post__batch__isnull=False))
+
+
+def _qualification_set_changed(sender, instance, action, reverse, pk_set, **kwargs) -> None:
+    """An item that joins a qualification set (the service, the admin, any .add/.set) is marked for
+    good as used for qualification: it is never mixed into queues again."""
+    from ..models import GoldItem
+
+    if action != "post_add" or not pk_set:
+        return
+    items = [instance.pk] if reverse else list(pk_set)
+    GoldItem.objects.filter(pk__in=items, qualification_used=False).update(qualification_used=True)
+
+
+def _connect_qualification_signal() -> None:
+    from django.db.models.signals import m2m_changed
+
+    from ..models import BatchQuality
+
+    m2m_changed.connect(_qualification_set_changed, sender=BatchQuality.qualification_items.through,
+                        dispatch_uid="visibility.qualification_used")
+
+
+_connect_qualification_signal()
+
+
 def gold_hidden_from(user) -> bool:
     """Whether gold identity is hidden from `user`: from everyone who annotates, whatever else they are,
     and from anyone still holding an unanswered gold claim (served before they lost the annotator role)."""
@@ -321,6 +361,8 @@ def admin_site_guard(site) -> None:
     deletes, through the admin, anything whose deletion can reach gold - the same for every row of
     such a model, so a refusal says nothing about one row."""
     for model, model_admin in list(site._registry.items()):
+        if model is Post:
+            _guard_open_batches(model_admin)
         if _is_log(model):  # an audit log's admin (django-auditlog's): its entries go through the policy
             queryset = model_admin.get_queryset
 
@@ -342,3 +384,29 @@ def _is_log(model) -> bool:
     names = {f.name for f in model._meta.get_fields()}
     return {"content_type", "object_id", "changes"} <= names or {"content_type", "object_id", "action_flag"} <= names
 
+
+OPEN_BATCH_MESSAGE = _("A post joins an open batch only through an import: an existing post may bring judgments, "
+                       "or a use as a gold or qualification item, into the open queue.")
+
+
+def _guard_open_batches(model_admin) -> None:
+    """The post admin's form: no existing post is moved into an open batch (a post that is or was
+    gold would be served there as an ordinary post; the refusal is the same for every post, so it
+    tells nobody which posts are gold)."""
+    get_form = model_admin.get_form
+
+    def guarded_get_form(request, obj=None, change=False, _get_form=get_form, **kwargs):
+        form_class = _get_form(request, obj, change=change, **kwargs)
+
+        class OpenBatchGuard(form_class):
+            def clean(self):
+                data = super().clean()
+                batch = data.get("batch")
+                if (batch is not None and batch.locked_at is None and self.instance.pk is not None
+                        and batch.pk != self.instance.batch_id and "batch" in self.fields):
+                    self.add_error("batch", OPEN_BATCH_MESSAGE)
+                return data
+
+        return OpenBatchGuard
+
+    model_admin.get_form = guarded_get_form
