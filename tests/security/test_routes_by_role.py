@@ -92,9 +92,18 @@ def json_rows_naming(value, post_id: int) -> bool:
     return False
 
 
+def contains(body: bytes, secret: str) -> bool:
+    """`secret` in `body`; a number only where it starts one, not as the tail of a longer number (an
+    epoch time such as 1795012340.3141... is not the probability 0.3141)."""
+    pattern = re.escape(secret.encode())
+    if secret[:1].isdigit():
+        pattern = rb"(?<![0-9])" + pattern
+    return re.search(pattern, body) is not None
+
+
 def leaks(response, w) -> list[str]:
     body = body_of(response)
-    found = [s for s in secrets() if s.encode() in body]
+    found = [s for s in secrets() if contains(body, s)]
     if body[:4] == b"PAR1":
         import pyarrow.parquet as pq
 
@@ -155,3 +164,9 @@ def test_the_walk_finds_what_it_looks_for(world, make_user):
         seen.update(leaks(client.get(url), world))
     assert {"NOTE-ALICE-5d1f", HIDDEN_EXTERNAL_ID, "a gold mark", "a JSON row naming post %d" % world["hidden"].pk,
             HIDDEN_TEXT} <= seen
+
+
+def test_a_number_secret_is_found_where_it_starts_a_number_only():
+    assert contains(b'{"p": 0.314159}', "0.3141") and contains(b"<td>0.3141</td>", "0.3141")
+    assert not contains(b'{"since": 1795012340.31415}', "0.3141")
+    assert contains(b"x NOTE-ALICE-5d1f", "NOTE-ALICE-5d1f")
