@@ -30,8 +30,9 @@ The API (small on purpose; docs/decisions.md "One visibility policy"):
 - `qualification_items_pending(user)`, `qualification_gold_withheld(user)`: rule 3, what a
   qualification round still ahead of `user` expects stays unreadable to them until they pass it.
 - `gold_items_servable()`: the gold items queues may serve - never one that has been in a
-  qualification set; and no post joins an open batch through the admin (`admin_site_guard`), so a
-  gold post is never served as an ordinary one.
+  qualification set, nor one taken down (rule 4, annotation/visibility/withdrawn.py); and no post
+  joins an open batch through the admin (`admin_site_guard`), so a gold post is never served as an
+  ordinary one.
 - `gold_hidden_from(user)`, `ensure_gold_visible(user)` (403): gold identity (hidden from everyone
   who annotates, and from anyone holding an unanswered gold claim).
 - `file_refusal(user, data)`: None when the file's bytes may be served to `user`, else the reason.
@@ -232,15 +233,17 @@ def log_entries_visible_to(user, queryset: QuerySet, *, object_field: str = "obj
 def gold_items_servable() -> QuerySet:
     """The gold items that may be mixed into queues (issue 20 review): active, never in a qualification
     set - the set can be read on its qualification page, so leaving it changes nothing
-    (`GoldItem.qualification_used`, set for good when the item joins one) - and not waiting in an
-    open batch. The reverse holds too: a post that is or was gold never joins an open batch
-    (`admin_site_guard`, and the gold services and admin refuse a post of an open batch), so it is
-    never served as an ordinary post whose answers count."""
+    (`GoldItem.qualification_used`, set for good when the item joins one) - not waiting in an open
+    batch, and not taken down (rule 4, `withdrawn.in_queues`: a withdrawn post is served to nobody,
+    as gold neither, and no gold quota counts it). The reverse holds too: a post that is or was gold
+    never joins an open batch (`admin_site_guard`, and the gold services and admin refuse a post of
+    an open batch), so it is never served as an ordinary post whose answers count."""
     from ..models import BatchQuality, GoldItem
+    from .withdrawn import in_queues
 
     in_set = BatchQuality.qualification_items.through.objects.filter(golditem_id=OuterRef("pk"))
-    return (GoldItem.objects.filter(active=True, qualification_used=False).filter(~Exists(in_set))
-            .exclude(post__batch__locked_at__isnull=True, post__batch__isnull=False))
+    return in_queues(GoldItem.objects.filter(active=True, qualification_used=False).filter(~Exists(in_set))
+                     .exclude(post__batch__locked_at__isnull=True, post__batch__isnull=False))
 
 
 def _qualification_set_changed(sender, instance, action, reverse, pk_set, **kwargs) -> None:
