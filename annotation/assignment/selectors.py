@@ -356,8 +356,14 @@ def locked_batch_feedback(*, annotator, batch_id: int) -> tuple[Batch, list[dict
     queue are rows like the others, labelled with the gold label, so this page and the judgments API
     list the same judgments and nothing can be subtracted to find the gold ones (issue 20). A post
     without a final label yet shows what the final-label rule would give: the rounded mean of its
-    counted judgments, halves up."""
+    counted judgments, halves up.
+
+    Through the visibility policy: a row whose post is hidden from the annotator (`hidden_posts`: a
+    post of a qualification round they have still to pass, judged here in an older batch - its final
+    label may be the gold label the round expects - or one they hold an unanswered claim on) keeps
+    their judgment, as the judgments API lists it, but shows no label (None)."""
     from ..adjudication.rounding import rounded_mean
+    from ..visibility import hidden_posts
 
     batch = Batch.objects.filter(pk=batch_id, locked_at__isnull=False).first()
     if batch is None:
@@ -366,7 +372,8 @@ def locked_batch_feedback(*, annotator, batch_id: int) -> tuple[Batch, list[dict
     judgments = list(Judgment.objects.filter(annotator=annotator).filter(
         Q(gold=False, post__batch=batch) | Q(gold=True, post_id__in=served_as_gold))
         .select_related("post", "post__gold_item").order_by("created_at", "id"))
-    real = [j.post_id for j in judgments if not j.gold]
+    hidden = set(hidden_posts(annotator).filter(pk__in={j.post_id for j in judgments}).values_list("pk", flat=True))
+    real = [j.post_id for j in judgments if not j.gold and j.post_id not in hidden]
     labels = {fl.post_id: fl.scores() for fl in FinalLabel.objects.filter(post__in=real)}
     counted: dict[int, list[tuple]] = {}
     for row in Judgment.objects.counted().filter(post__in=[p for p in real if p not in labels]).values_list(
@@ -374,5 +381,5 @@ def locked_batch_feedback(*, annotator, batch_id: int) -> tuple[Batch, list[dict
         counted.setdefault(row[0], []).append(row[1:])
     for post_id, rows in counted.items():
         labels[post_id] = {d: rounded_mean([r[i] for r in rows]) for i, d in enumerate(DIMENSIONS)}
-    return batch, [{"judgment": j, "label": j.post.gold_item.scores() if j.gold else labels.get(j.post_id)}
-                   for j in judgments]
+    return batch, [{"judgment": j, "label": None if j.post_id in hidden else
+                    j.post.gold_item.scores() if j.gold else labels.get(j.post_id)} for j in judgments]
