@@ -46,11 +46,22 @@ class BatchAdmin(admin.ModelAdmin):
     actions = ["lock"]
 
     def get_queryset(self, request):
-        from django.db.models import Count, Q
+        from django.db.models import Count, OuterRef, Q, Subquery
+        from django.db.models.functions import Coalesce
 
+        from .visibility.withdrawn import in_queues
+
+        def counted(rows, group: str):
+            return Coalesce(Subquery(rows.order_by().values(group).annotate(n=Count("pk")).values("n")), 0)
+
+        # The progress column counts as the annotators' progress does (rule 4 of the visibility policy,
+        # visibility/withdrawn.py): a taken-down post is no pending work, its judgments stay done.
         return super().get_queryset(request).annotate(
             n_posts=Count("posts", distinct=True),
-            n_judgments=Count("posts__judgments", filter=Q(posts__judgments__gold=False), distinct=True))
+            n_judgments=Count("posts__judgments", filter=Q(posts__judgments__gold=False), distinct=True),
+            n_queue_posts=counted(in_queues(Post.objects.filter(batch=OuterRef("pk")), post_field="pk"), "batch"),
+            n_queue_judgments=counted(in_queues(Judgment.objects.filter(post__batch=OuterRef("pk"), gold=False)),
+                                      "post__batch"))
 
     @admin.display(description=_("posts"), ordering="n_posts")
     def posts(self, obj):
@@ -62,7 +73,9 @@ class BatchAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("progress"))
     def progress(self, obj):
-        wanted = obj.n_posts * obj.annotators_per_post
+        """Judgments given / wanted: k per post still in the queues, and for a taken-down post the
+        judgments it had (withdrawn.py: done, never pending)."""
+        wanted = obj.n_queue_posts * obj.annotators_per_post + (obj.n_judgments - obj.n_queue_judgments)
         return f"{100 * obj.n_judgments / wanted:.0f}%" if wanted else "–"
 
     @admin.display(description=_("personal data"))
