@@ -7,11 +7,12 @@ import csv
 import io
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from annotation.importing.cleaning import clean_text
 from annotation.importing.parsers import sha256_text
-from annotation.models import Post, Release
+from annotation.models import Assignment, AssignmentStatus, GoldItem, Post, Release
 from annotation.releases.files import post_key
 from annotation.releases.selectors import release_file_bytes
 from core import csv_safe
@@ -37,7 +38,8 @@ def post_find(*, post_id: int | None = None, text: str | None = None) -> Post:
 
 @transaction.atomic
 def takedown_record(*, post: Post, reason: str, requested_by=None) -> Takedown:
-    """Take `post` out of every future release and drop its predictions."""
+    """Take `post` out of every future release and drop its predictions; release its open claims
+    (`_open_claims_release`), in the same transaction."""
     reason = (reason or "").strip()
     if not reason:
         raise DomainError(_("A takedown needs its reason (who asked, and why)."))
@@ -45,8 +47,28 @@ def takedown_record(*, post: Post, reason: str, requested_by=None) -> Takedown:
     from modeling.models import Prediction
 
     dropped, _by_model = Prediction.objects.filter(post=post).delete()
+    _open_claims_release(post)
     return Takedown.objects.create(post=post, post_key=post_key(post.external_id, post.text_sha256), reason=reason,
                                    requested_by=requested_by, predictions_dropped=dropped)
+
+
+def _open_claims_release(post: Post) -> int:
+    """Under the post's row lock: the unanswered claims on the post - real ones, and gold ones on it
+    as a gold item - are deleted, so no queue keeps a stale claim on a taken-down post (rule 4 of the
+    visibility policy, annotation/visibility/withdrawn.py): it is not served as anyone's open item,
+    cannot be answered any more, and a real claim's slot is given back (Post.live_claims recounted,
+    as the claim services count it). An unanswered claim holds nothing given; answered claims
+    (submitted, skipped, set aside) and every judgment stay. The gold item's row is locked first, as
+    the gold pick locks it, so a gold claim being written on it commits before this delete runs (and
+    none is written after: the takedown leaves it out of `gold_items_servable`). Returns how many
+    claims were released."""
+    list(GoldItem.objects.select_for_update().filter(post=post).values_list("pk", flat=True))  # (the lock)
+    released, _by_model = Assignment.objects.filter(post=post, status=AssignmentStatus.ASSIGNED).delete()
+    if released:
+        live = Assignment.objects.filter(post=post, gold_batch__isnull=True).filter(
+            Q(status=AssignmentStatus.SUBMITTED) | Q(status=AssignmentStatus.ASSIGNED, lapsed=False)).count()
+        Post.objects.filter(pk=post.pk).update(live_claims=live)
+    return released
 
 
 def _release_ids(release: Release) -> set[str]:

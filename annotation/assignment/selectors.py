@@ -308,8 +308,8 @@ def _open_claim_sql() -> str:
 
 def open_claim(*, annotator, batch: Batch, since) -> Assignment | None:
     """The annotator's oldest open (unexpired: made at or after `since`) real claim in the batch,
-    with its post, or None. A claim on a post withdrawn since it was made is never served again (it
-    stays open, unanswered, until it expires)."""
+    with its post, or None. A claim on a post withdrawn since it was made is never served again
+    (recording the takedown deletes it: publication/takedowns.py `_open_claims_release`)."""
     with claim_cursor() as cursor:
         cursor.execute(_open_claim_sql(), [annotator.pk, batch.pk, connection.ops.adapt_datetimefield_value(since)])
         row = cursor.fetchone()

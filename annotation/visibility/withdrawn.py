@@ -2,10 +2,12 @@
 
 A post taken down (publication/takedowns.py: someone asked for it to be removed) is no longer work:
 no annotator is served it - neither as a new claim nor as their open claim on it, nor as a gold item
-(`gold_items_servable` goes through `in_queues`) - no adjudicator is
-offered it, and it is no pending item in any progress figure. What was given for it stays (its
-judgments, revisions and final label are kept, and a judgment already given counts as done), so
-nothing is lost and the figures of the posts already judged do not move.
+(`gold_items_servable` goes through `in_queues`) - no adjudicator is offered it, and it is no pending
+item in any progress figure. Recording the takedown releases the open (unanswered) claims on it in
+the same transaction (publication/takedowns.py), gold claims too, so nobody's queue keeps a stale
+claim on it. What was given for it stays (its judgments, revisions and final label are kept, and a
+judgment already given counts as done), so nothing is lost and the figures of the posts already
+judged do not move.
 
 - `withdrawn_posts()`: the ids of the posts taken down (a queryset of ids; empty without the
   publication app).
