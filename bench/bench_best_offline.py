@@ -121,11 +121,10 @@ def main() -> dict:
                 record(f"{b} + other dimensions (stacked)", d, test_idx, Stacker().fit(
                     log_features([oof[(b, e)] for e in DIMS]), y[d][train_idx]).predict_proba(
                     log_features([test[(b, e)] for e in DIMS])))
-        combos = {"stack: hybrid, 3 dimensions": [main_b],
-                  "stack: ensemble (" + " + ".join(args.backbones) + "), 3 dimensions": list(args.backbones)}
+        combos = {"stack: hybrid, 3 dimensions": [main_b]}
+        if len(args.backbones) > 1:  # with one backbone the "ensemble" would repeat the rows above
+            combos["stack: ensemble (" + " + ".join(args.backbones) + "), 3 dimensions"] = list(args.backbones)
         for name, names in combos.items():
-            if len(names) > 1 and len(args.backbones) < 2:
-                continue
             f_train = log_features([oof[(names[0], e)] for e in DIMS] + [oof[(b, e)] for e in DIMS for b in names[1:]])
             f_test = log_features([test[(names[0], e)] for e in DIMS] + [test[(b, e)] for e in DIMS for b in names[1:]])
             for d in DIMS:
