@@ -42,8 +42,9 @@ eval: $(STAMP)
 	$(PY) -m modeling.maam protocols --data ../shared/data/chlgbt/chlgbt_sample.csv --seeds 3 --kfold 5 \
 		--candidates hybrid:baseline hybrid:full char-ngram:baseline char-ngram:full preset:best-offline \
 		--out docs/results.md --json docs/results.json
-	$(PY) -m modeling.maam protocols --data ../shared/data/chlgbt/chlgbt_sample.csv --seeds 3 --protocols paper \
-		--candidates hybrid:baseline use-m3-ft:baseline use-m3-ft:full --label "use-m3-ft (paper protocol only: time)" \
+	$(PY) -m modeling.maam protocols --data ../shared/data/chlgbt/chlgbt_sample.csv --seeds 3 --kfold 3 --protocols paper kfold \
+		--candidates hybrid:baseline use-m3-ft:baseline use-m3-ft:full:fusion_tuning=dev \
+		--label "use-m3-ft (alpha on the fine-tune's dev split; 3 folds: time)" \
 		--out docs/results.md --append --json docs/results-use-m3-ft.json
 	$(PY) -m modeling.maam ablation --data ../shared/data/chlgbt/chlgbt_sample.csv --seeds 5 --out docs/results_ablation.md \
 		--backbones char-ngram use-m3 hybrid \
