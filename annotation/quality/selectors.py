@@ -92,9 +92,17 @@ def gold_drawable(annotator) -> QuerySet[GoldItem]:
     served to them as gold stay in (gold_plan's pick leaves those out), so a count of these does not
     move when they are served one."""
     from ..visibility import gold_items_servable
+    from ..visibility.withdrawn import withdrawn_posts
 
     judged = Assignment.objects.filter(post_id=OuterRef("post_id"), annotator=annotator, gold_batch__isnull=True)
-    return (gold_items_servable().filter(~Exists(judged))
+    # A gold item served to them and since taken down keeps counting (the pick never serves it again:
+    # it leaves out whatever they were given), so a takedown does not shrink the quota they were shown.
+    served = Assignment.objects.filter(annotator=annotator, gold_batch__isnull=False).values("post_id")
+    served_then_withdrawn = (GoldItem.objects.filter(active=True, qualification_used=False, post_id__in=served)
+                             .filter(post_id__in=withdrawn_posts()))
+    base = GoldItem.objects.filter(Q(pk__in=gold_items_servable().values("pk"))
+                                   | Q(pk__in=served_then_withdrawn.values("pk")))
+    return (base.filter(~Exists(judged))
             .exclude(qualification_answers__attempt__annotator=annotator)
             .exclude(post__final_label__adjudicator=annotator))
 

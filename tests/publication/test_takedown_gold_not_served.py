@@ -30,3 +30,25 @@ def test_a_taken_down_gold_item_is_never_served(make_annotators, make_batch, mon
     assert {c.post_id for c in claims if c.gold_batch_id is not None} == {kept.post_id}
     progress = batch_progress(annotator=alice, batch=batch)
     assert progress["done"] == progress["total"] == len(claims) == 5  # four posts and the one gold item left
+
+
+def test_a_gold_item_already_answered_keeps_counting_after_its_takedown(make_annotators, make_batch, monkeypatch):
+    """The quota (and so the progress bar's total) does not drop when a gold item the annotator has
+    already answered is taken down: it was served and answered, as a real post they judged would be."""
+    from annotation.assignment import services as queue
+
+    (alice,) = make_annotators(1)
+    batch = make_batch(n_posts=4, k=1, name="mixed", annotators=[alice])
+    upload_gold(2)
+    services.batch_quality_set(batch_id=batch.pk, gold_rate=0.5)  # target 4 gold items: only 2 exist
+    monkeypatch.setattr(services, "_keyed_draw", lambda message: 0.0)  # gold whenever one is due
+    first = queue.assignment_next(annotator=alice, batch_id=batch.pk)
+    assert first.gold_batch_id == batch.pk
+    queue.judgment_submit(annotator=alice, post_id=first.post_id,
+                          scores={"explicit": 1, "implicit": 1, "emotional": 1}, seconds_spent=12)
+    before = batch_progress(annotator=alice, batch=batch)
+    takedown_record(post=first.post, reason="the author asked")
+    after = batch_progress(annotator=alice, batch=batch)
+    assert before == after == {**before, "total": 6}  # 4 posts + the 2 gold items, one of them answered
+    claims = [first, *work_through(alice, batch)]
+    assert len(claims) == 6 and batch_progress(annotator=alice, batch=batch)["done"] == 6
