@@ -43,6 +43,9 @@ def takedown_record(*, post: Post, reason: str, requested_by=None) -> Takedown:
     reason = (reason or "").strip()
     if not reason:
         raise DomainError(_("A takedown needs its reason (who asked, and why)."))
+    # Lock order: the gold item (if the post is one) before the post, as the gold pick does (it locks
+    # the item, then writes a claim referencing the post) - the other order deadlocks with it.
+    list(GoldItem.objects.select_for_update().filter(post_id=post.pk).values_list("pk", flat=True))
     post = Post.objects.select_for_update().get(pk=post.pk)
     from modeling.models import Prediction
 
@@ -62,7 +65,7 @@ def _open_claims_release(post: Post) -> int:
     the gold pick locks it, so a gold claim being written on it commits before this delete runs (and
     none is written after: the takedown leaves it out of `gold_items_servable`). Returns how many
     claims were released."""
-    list(GoldItem.objects.select_for_update().filter(post=post).values_list("pk", flat=True))  # (the lock)
+    list(GoldItem.objects.select_for_update().filter(post=post).values_list("pk", flat=True))  # (held already)
     released, _by_model = Assignment.objects.filter(post=post, status=AssignmentStatus.ASSIGNED).delete()
     if released:
         live = Assignment.objects.filter(post=post, gold_batch__isnull=True).filter(

@@ -458,7 +458,10 @@ def assignment_skip(*, annotator, post_id: int | None = None, claim_id: int | No
     The post is named by its id or by the annotator's claim on it."""
     assignment = _assignment_for(annotator, post_id, claim_id)[0]
     post = _lock_post(assignment.post_id)
-    assignment.refresh_from_db(fields=["status", "lapsed"])
+    current = Assignment.objects.filter(pk=assignment.pk).values("status", "lapsed").first()
+    if current is None:  # deleted meanwhile (a takedown releases open claims; its post or annotator removed)
+        raise NotFound(_("This post is not in your queue."))
+    assignment.status, assignment.lapsed = current["status"], current["lapsed"]
     if assignment.status == AssignmentStatus.SUBMITTED:
         raise DomainError(_("You already judged this post; revise it instead of skipping."))
     if assignment.status in (AssignmentStatus.SKIPPED, AssignmentStatus.SET_ASIDE):

@@ -22,7 +22,8 @@ from .train import TrainConfig, fold_indices, preset_config, split_indices, trai
 
 LABELS = [1, 2, 3, 4, 5]
 # Settings of a protocols run that every candidate shares, presets included.
-RUN_WIDE = ("seed", "folds", "device", "parser", "backbone_params")
+# (Not --params: those are for BACKBONE:VARIANT candidates; a preset keeps its own backbone settings.)
+RUN_WIDE = ("seed", "folds", "device", "parser")
 
 
 @dataclass

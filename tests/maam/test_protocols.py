@@ -82,7 +82,7 @@ def test_candidates_under_the_best_offline_preset_are_what_their_names_say():
     assert full.config.variant == "full" and not full.config.stack
     preset = parse_candidate("preset:best-offline", base)
     assert preset.config.stack and preset.config.offsets and preset.config.folds == 3
-    assert preset.config.backbone_params == {"epochs": 2}
+    assert preset.config.backbone_params == {}  # --params are for BACKBONE:VARIANT candidates
 
 
 def test_a_custom_topic_map_drives_the_protocols(tmp_path):
