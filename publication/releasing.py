@@ -8,7 +8,8 @@ construction, and it says so. It stays inside the instance.
 
 A *public* release holds, for each labelled post, its newest confirmed rewrite instead of its
 text, and only where that rewrite is not searchable now (its span recomputed against the current
-`RELEASE_MAX_SHARED_SPAN`) and the personal-data detector finds nothing unmasked in it. Posts get a
+`RELEASE_MAX_SHARED_SPAN`), the personal-data detector finds nothing unmasked in it and it keeps no
+five digits in a row of a number found in the original (`kept_personal_digits`). Posts get a
 public id (`p` + a number) that is neither the original's external id (a Weibo id would lead to
 it) nor a hash of its text (which would confirm a guess). judgments.csv keeps the pseudonymised
 scores of the published posts only; no file holds notes, raw or cleaned original text, or names.
@@ -24,7 +25,7 @@ from annotation.models import Post, ReleaseKind
 from annotation.releases.files import post_key
 from core.errors import DomainError
 
-from .rewriting.checks import release_span, unmasked_personal_data
+from .rewriting.checks import kept_personal_digits, release_span, unmasked_personal_data
 from .rewriting.selectors import confirmed_rewrites
 from .spans import max_shared_span_setting, span_report
 
@@ -128,7 +129,9 @@ def release_shape(kind: str, labels: list[dict], judgments: list[list], *, inclu
         if span >= threshold:
             left_out["searchable"] += 1
             continue
-        if unmasked_personal_data(rewrite.text):
+        # A rewrite keeping 5+ digits of a number found in the original (a QQ or phone number, even
+        # detected only now: rewrites confirmed before the page's guard existed are checked here too).
+        if unmasked_personal_data(rewrite.text) or kept_personal_digits(rewrite.text, raw_text=raw):
             left_out["personal_data"] += 1
             continue
         ids[row["id"]] = public_id(pk)

@@ -60,3 +60,27 @@ def test_a_rewrite_holding_the_whole_number_with_its_cue_is_masked_not_refused(p
     saved = rewrite_save_draft(post_id=post.pk, author=rewriters["researcher"],
                                text="有人在网上说这种话，还让人加他QQ 1234 5678 9，令人反感")
     assert "[QQ号]" in saved.text and "1234" not in saved.text
+
+
+def test_a_confirmed_rewrite_keeping_the_digits_is_left_out_of_a_public_release(post, make_user):
+    """Rewrites confirmed before the guard existed (written straight to the table here) are checked
+    again when a public release is shaped: the post is left out, counted under personal data."""
+    from annotation.releases.files import post_key
+    from publication.releasing import release_shape
+    from publication.rewrite_models import RewriteStatus
+
+    kept = "某些人总在网络上推广这类内容，号码是1234 5678 9，看着很烦"
+    Rewrite.objects.create(post=post, version=1, text=kept, status=RewriteStatus.CONFIRMED,
+                           confirmer=make_user("checker", "adjudicator"))
+    row = {"id": post_key(post.external_id, post.text_sha256), "text": post.text,
+           "explicit": 4, "implicit": 3, "emotional": 5}
+    shaped = release_shape("public", [row], [])
+    assert shaped.labels == [] and "1234" not in json_dump(shaped)
+    assert "personal_data" in str(shaped.summary) or "personal data" in shaped.card_section
+
+
+def json_dump(shaped) -> str:
+    import json
+
+    return json.dumps({"labels": shaped.labels, "judgments": shaped.judgments, "card": shaped.card_section},
+                      ensure_ascii=False, default=str)
