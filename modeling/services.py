@@ -247,7 +247,8 @@ def _train_and_evaluate(run: TrainingRun) -> JobDone:
     lexicon = Lexicon(tuple(LexiconEntry(t, k) for t, k in run.lexicon_terms), version=run.lexicon_version)
     chosen = run.fusion_settings or {}
     fusion = {k: v for k, v in chosen.items() if k in FUSION_SETTING_KEYS}
-    if not VARIANTS[run.variant][1]:
+    if not VARIANTS[run.variant][1] and run.backbone in LINEAR_BACKBONES:  # (measured there; on a fine-tuned
+        # encoder the stacker's out-of-fold predictions would cost k more fine-tunes per dimension)
         fusion.update({k: tuple(v) if k == "stack_backbones" else v for k, v in chosen.items() if k in STACKING_KEYS})
     config = TrainConfig(variant=run.variant, dimensions=tuple(run.dimensions), backbone=run.backbone,
                          backbone_params=run.hyperparameters, seed=run.seed, device=run.device, **fusion)

@@ -90,3 +90,18 @@ def test_the_run_reports_the_evaluated_models_fusion_not_the_refits(labelled_rel
     assert (n_eval, n_final) == (40, 80)
     assert run.metrics["fusion"] == evaluated and run.metrics["final_fusion"] == final
     assert final["explicit"]["alphas"] == [0.123] != evaluated["explicit"]["alphas"]
+
+
+def test_a_fine_tuned_backbone_under_the_preset_is_not_stacked(labelled_release):
+    """Stacking needs k out-of-fold fits per dimension: cheap for the linear backbones it was measured
+    on, k more fine-tunes for use-m3-ft - so a fine-tuned run takes the preset's fusion keys only."""
+    pytest.importorskip("torch")
+    (run,) = services.training_run_launch(created_by=None, release_id=labelled_release.pk, dimensions=["explicit"],
+                                          variants=["baseline"], seeds=[0], backbone="use-m3-ft",
+                                          hyperparameters={"epochs": 1, "batch_size": 20}, preset="best-offline",
+                                          device="cpu")
+    run.refresh_from_db()
+    assert run.status == "succeeded", run.error
+    assert run.fusion_settings["stack"]  # recorded as the preset has it, not applied
+    model = MAAMModel.load(run.artifact_path, device="cpu")
+    assert not model.config.stack and "stacking" not in run.metrics
