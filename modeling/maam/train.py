@@ -193,6 +193,16 @@ def fold_indices(labels: Sequence[int], seed: int, folds: int) -> list[np.ndarra
     return [np.flatnonzero(assignment == f) for f in range(folds)]
 
 
+def held_out_prior_rows(y: np.ndarray, states: Sequence[CISState], fold_states: FoldStates | None,
+                        rest: np.ndarray, held: np.ndarray, n_classes: int, prior_mode: str) -> dict[str, np.ndarray]:
+    """The prior rows of the `held` posts, from priors counted on the `rest` only; with `fold_states`
+    the states too are decided with C-I-S thresholds chosen on the `rest` (crossfit's folds, the dev split)."""
+    fold = states if fold_states is None else fold_states(rest)
+    priors = build_priors(y[rest], [fold[i] for i in rest], n_classes)
+    held_states = [fold[i] for i in held]
+    return {axis: priors.matrix(axis, held_states, prior_mode) for axis in AXES}
+
+
 def crossfit(inputs: Sequence, y: np.ndarray, states: Sequence[CISState], make_model: Callable[[], object],
              folds: int, seed: int, n_classes: int, prior_mode: str = "raw",
              progress: Progress = _noop, fold_states: FoldStates | None = None
@@ -213,11 +223,8 @@ def crossfit(inputs: Sequence, y: np.ndarray, states: Sequence[CISState], make_m
         model = make_model()
         model.fit([inputs[i] for i in rest], y[rest])
         oof[held] = model.predict_proba([inputs[i] for i in held])
-        fold = states if fold_states is None else fold_states(rest)
-        priors = build_priors(y[rest], [fold[i] for i in rest], n_classes)
-        held_states = [fold[i] for i in held]
-        for axis in AXES:
-            q[axis][held] = priors.matrix(axis, held_states, prior_mode)
+        for axis, rows in held_out_prior_rows(y, states, fold_states, rest, held, n_classes, prior_mode).items():
+            q[axis][held] = rows
         progress("cross-fitting", f + 1, len(parts))
     return oof, q
 
@@ -230,9 +237,8 @@ def tuning_predictions(inputs: Sequence, y: np.ndarray, states: Sequence[CISStat
     epoch, with prior rows counted on the other posts only, their states decided with C-I-S
     thresholds chosen on the other posts only (`fold_states`, as in `crossfit`), so no dev post's
     prior row counts its own label, and the fine-tuned backbone is the final one (it never trained
-    on the dev split). The dev
-    labels did pick the kept epoch, so these probabilities are optimistic, which biases the search
-    toward "no prior" (docs/maam_gpu.md)."""
+    on the dev split). The dev labels did pick the kept epoch, so these probabilities are
+    optimistic, which biases the search toward "no prior" (docs/maam_gpu.md)."""
     if config.fusion_tuning == "crossfit":
         oof, q = crossfit(inputs, y, states, make_model, config.folds, config.seed, config.n_classes,
                           config.prior_mode, progress, fold_states)
@@ -246,10 +252,7 @@ def tuning_predictions(inputs: Sequence, y: np.ndarray, states: Sequence[CISStat
         raise ValueError("fusion_tuning 'dev' found no dev split (dev_fraction 0, or under 50 training posts): "
                          "use fusion_tuning 'crossfit'")
     rest = np.setdiff1d(np.arange(len(y)), dev)
-    fold = states if fold_states is None else fold_states(rest)
-    priors = build_priors(y[rest], [fold[i] for i in rest], config.n_classes)
-    dev_states = [fold[i] for i in dev]
-    q = {axis: priors.matrix(axis, dev_states, config.prior_mode) for axis in AXES}
+    q = held_out_prior_rows(y, states, fold_states, rest, dev, config.n_classes, config.prior_mode)
     return p_dev, y[dev], q, model
 
 
