@@ -226,7 +226,7 @@ def _batch(name: str, posts, annotators, context=None) -> Batch:
         Post.objects.get_or_create(text_sha256=sha256_text(text), defaults={"text": text, "raw_text": text,
                                                                             "batch": batch, **tags})
     # Scanned as an import would be, so the personal-data report covers the demo (its texts hold none).
-    from publication.personal_data_services import personal_data_rescan
+    from publication.personal_data.services import personal_data_rescan
 
     personal_data_rescan(batch_name=name)
     return batch

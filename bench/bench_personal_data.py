@@ -46,7 +46,7 @@ def best_of(runs: int, fn, texts: list[str]) -> float:
 def import_seconds() -> dict:
     setup_django(False, "chlgbt_bench_personal_data")
     from annotation.importing.services import import_posts
-    from publication.personal_data_models import PersonalDataScan
+    from publication.personal_data.models import PersonalDataScan
     from tests.publication.personal_data_generator import posts_csv
 
     body = posts_csv(generate_posts(N, seed=13))

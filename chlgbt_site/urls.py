@@ -27,7 +27,7 @@ urlpatterns = [
     path("", include("annotation.review_urls")),
     path("", include("modeling.urls")),
     path("", include("calibration.urls")),
-    path("", include("publication.personal_data_urls")),
+    path("", include("publication.personal_data.urls")),
     path("", include("publication.rewriting.urls")),
     path("", include("wellbeing.urls")),
     path("", include("audit.urls")),

@@ -66,7 +66,7 @@ def _taken_down() -> set[int]:
 
 def _personal_data_counts(pks: list[int]) -> dict[str, int]:
     """Personal data masked at import in the published posts' originals (kind -> count)."""
-    from .personal_data_models import PersonalDataScan
+    from .personal_data.models import PersonalDataScan
 
     total: Counter = Counter()
     for counts in PersonalDataScan.objects.filter(post_id__in=pks).values_list("counts", flat=True):

@@ -41,7 +41,7 @@ class ImportFailed(Exception):
 class ParsedPost:
     line: int
     raw_text: str
-    text: str  # cleaned; read_posts_file masks its personal data (publication/personal_data.py)
+    text: str  # cleaned; read_posts_file masks its personal data (publication/personal_data/)
     labels: dict[str, int] | None
     external_id: str | None = None
     digest: str = ""  # sha256 of the cleaned text before masking: the post's identity (text_sha256)

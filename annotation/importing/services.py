@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from publication.personal_data_services import personal_data_record
+from publication.personal_data.services import personal_data_record
 
 from ..models import Batch, FinalLabel, Judgment, Post, Provenance
 from ..services import annotator_ensure
@@ -82,7 +82,7 @@ def _row_key(post) -> str:
 
 
 def _mask_personal_data(posts: list) -> None:
-    """Personal data masked before anything is stored (publication/personal_data.py): each post's
+    """Personal data masked before anything is stored (publication/personal_data/): each post's
     text becomes what annotators see; raw_text keeps the original for researchers."""
     for post in posts:
         result = _masked(post.raw_text)
@@ -90,8 +90,8 @@ def _mask_personal_data(posts: list) -> None:
 
 
 def _masked(raw: str):
-    from publication.personal_data_ner import RecogniserUnavailable
-    from publication.personal_data_services import mask_for_import
+    from publication.personal_data.ner import RecogniserUnavailable
+    from publication.personal_data.services import mask_for_import
 
     try:
         return mask_for_import(raw)

@@ -128,7 +128,7 @@ def gold_upload(*, data: bytes, filename: str = "", created_by=None) -> list[Gol
     """A posts file with labels (ChLGBT CSV or JSONL, as the importer reads them) becomes gold. Posts
     already in the database are matched by their cleaned text; the others are created outside any
     batch, so they never receive real judgments, final labels or release rows. All-or-nothing."""
-    from publication.personal_data_services import personal_data_record
+    from publication.personal_data.services import personal_data_record
 
     from ..importing.services import read_posts_file
 

@@ -263,6 +263,6 @@ LOGGING = {
 JOB_HEARTBEAT_SECONDS = env_int("JOB_HEARTBEAT_SECONDS", 15)
 JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", env_int("RUN_STALE_SECONDS", 120))
 
-# Personal names and street addresses at import (publication/personal_data_ner.py): a HanLP NER model
+# Personal names and street addresses at import (publication/personal_data/ner.py): a HanLP NER model
 # by name (unpacked in HANLP_HOME) or local path; never downloaded. Empty: no name recogniser.
 PERSONAL_DATA_NER = env_str("PERSONAL_DATA_NER", "")

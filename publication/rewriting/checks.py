@@ -1,5 +1,5 @@
 """The checks every text meant for publication passes, on the page, at import and at release:
-personal data masked (publication/personal_data.py, the import's detector), then its longest exact
+personal data masked (publication/personal_data/, the import's detector), then its longest exact
 span shared with the original post (publication/spans.py). On the page and at import, a rewrite that
 keeps five or more digits in a row of personal data found in the original is refused."""
 from __future__ import annotations
@@ -23,7 +23,7 @@ TEXT_BREAK, ORIGINAL_BREAK = "\ue000", "\ue001"
 def _recogniser():
     """The named-entity recogniser the import uses, when a group configured one."""
     try:
-        from ..personal_data_services import personal_data_recogniser
+        from ..personal_data.services import personal_data_recogniser
     except ImportError:  # pragma: no cover - the import's services not installed
         return None
     return personal_data_recogniser()

@@ -1,4 +1,4 @@
-"""The personal-data detector (publication/personal_data.py): validators as properties, each rule on
+"""The personal-data detector (publication/personal_data/detector.py): validators as properties, each rule on
 examples, ordinary numbers left alone, masking through the cleaning, and precision/recall per kind
 on generated posts (the figures in docs/personal_data.md)."""
 from __future__ import annotations
@@ -213,7 +213,7 @@ def test_every_placeholder_is_distinct():
 def test_hanlp_recogniser_turns_token_entities_into_character_spans(monkeypatch, tmp_path):
     import hanlp
 
-    from publication.personal_data_ner import load_recogniser
+    from publication.personal_data.ner import load_recogniser
 
     class FakeMultiTaskModel:
         tasks = {"tok/fine": None, "ner/msra": None}
@@ -236,7 +236,7 @@ def test_hanlp_recogniser_turns_token_entities_into_character_spans(monkeypatch,
 def test_a_model_name_not_on_disk_is_refused_without_downloading(monkeypatch, tmp_path):
     import hanlp
 
-    from publication.personal_data_ner import RecogniserUnavailable, load_recogniser
+    from publication.personal_data.ner import RecogniserUnavailable, load_recogniser
 
     monkeypatch.setenv("HANLP_HOME", str(tmp_path))
     monkeypatch.setattr(hanlp, "load", lambda location: pytest.fail("must not load (or download) anything"))

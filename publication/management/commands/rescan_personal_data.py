@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from publication.personal_data import PLACEHOLDERS, RULES_VERSION
-from publication.personal_data_services import RescanFailed, personal_data_rescan, recogniser_name
+from publication.personal_data.services import RescanFailed, personal_data_rescan, recogniser_name
 
 
 class Command(BaseCommand):

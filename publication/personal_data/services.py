@@ -1,5 +1,5 @@
 """Personal data in the database: masking at import, the per-post scan rows, re-scans of posts
-already imported, and the per-batch report. The detector itself is publication/personal_data.py.
+already imported, and the per-batch report. The detector itself is publication/personal_data/detector.py.
 
 A post's `text` is `mask_post(raw_text)`: what annotators, adjudicators and models see. Its
 `text_sha256` stays the hash of the cleaned text *before* masking, so a post keeps its identity
@@ -19,9 +19,9 @@ from django.utils.translation import gettext_lazy
 
 from annotation.models import Batch, Post
 
-from .personal_data import KINDS, PLACEHOLDERS, RULES_VERSION, MaskResult, mask_post
-from .personal_data_models import PersonalDataScan
-from .personal_data_ner import RecogniserUnavailable, load_recogniser
+from .detector import KINDS, PLACEHOLDERS, RULES_VERSION, MaskResult, mask_post
+from .models import PersonalDataScan
+from .ner import RecogniserUnavailable, load_recogniser
 
 
 KIND_LABELS = {

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import personal_data_views as views
+from . import views
 
 app_name = "personal_data"
 

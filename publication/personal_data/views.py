@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, render
 from annotation.models import Batch
 from core.permissions import Role, require_role
 
-from .personal_data_services import personal_data_overview, personal_data_report, recogniser_name
+from .services import personal_data_overview, personal_data_report, recogniser_name
 
 
 @login_required
