@@ -263,3 +263,11 @@ def test_the_batch_admin_links_to_the_report(imported_batch, make_user):
 
 def test_placeholders_are_what_the_report_names():
     assert PLACEHOLDERS["mobile"] == "[手机号]" and PLACEHOLDERS["email"] == "[邮箱]"
+
+
+def test_the_queue_walk_searches_fields_not_timestamps():
+    """Issue 31, item 1: the walk above once found the planted QQ number 15252 in a timestamp's
+    microseconds (10:31:33.415252Z) of the raw body; it now searches parsed string fields only."""
+    answer = {"claimed_at": "2026-11-27T10:31:33.415252Z", "text": "加我QQ 15252",
+              "next": {"post_text": "[QQ号]", "item": 7}, "rows": [{"text": "a"}]}
+    assert _string_fields(answer) == [("text", "加我QQ 15252"), ("post_text", "[QQ号]"), ("text", "a")]
