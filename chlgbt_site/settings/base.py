@@ -1,6 +1,7 @@
 """Settings shared by every environment; everything environment-specific comes from env.py."""
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import dj_database_url
@@ -32,6 +33,7 @@ INSTALLED_APPS = [
     "auditlog",
     "audit",
     "backups",
+    "llm",
 ]
 
 MIDDLEWARE = [
@@ -220,7 +222,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {"core.tasks.*": {"queue": "default"}, "modeling.tasks.*": {"queue": "gpu"},
-                      "calibration.tasks.*": {"queue": "default"}}
+                      "calibration.tasks.*": {"queue": "default"},
+                      # LLM baselines wait on HTTP (I/O bound): the default queue; a local checkpoint run is
+                      # sent to the gpu queue by llm/services.py.
+                      "llm.tasks.*": {"queue": "default"}}
 # The default worker runs beat embedded (-B), as does the embedded default's one worker: the lost-job
 # check (core.jobs.jobs_fail_lost), so no page writes on GET.
 CELERY_BEAT_SCHEDULE = {"fail-lost-jobs": {"task": "core.tasks.fail_lost_jobs",
@@ -266,3 +271,13 @@ JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", env_int("RUN_STALE_SECONDS", 12
 # Personal names and street addresses at import (publication/personal_data/ner.py): a HanLP NER model
 # by name (unpacked in HANLP_HOME) or local path; never downloaded. Empty: no name recogniser.
 PERSONAL_DATA_NER = env_str("PERSONAL_DATA_NER", "")
+
+# LLM baselines (llm/, docs/llm.md). An endpoint off this machine (not loopback) must be listed here,
+# comma-separated, as a host name ("api.deepseek.com") or a base URL prefix ("https://api.openai.com/v1"):
+# posts leave the instance for it. Empty: loopback endpoints only.
+LLM_ENDPOINT_ALLOWLIST = env_list("LLM_ENDPOINT_ALLOWLIST", [])
+# Requests in flight at once per run (1,000 posts at 200 ms each take about 13 s at 16).
+LLM_CONCURRENCY = env_int("LLM_CONCURRENCY", 16)
+# Prices per million tokens for the cost estimate, as JSON {"model": [input, output]}; unknown models cost 0.
+LLM_PRICES = json.loads(env_str("LLM_PRICES", "") or "{}")
+LLM_CURRENCY = env_str("LLM_CURRENCY", "USD")
