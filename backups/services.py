@@ -6,6 +6,7 @@ backup; then it replaces the database in one step and swaps each file tree into 
 Layout of a backup folder:
 
     MANIFEST.json              format, when, which database, every file with its size and sha256
+    MANIFEST.sig               the manifest's HMAC-SHA256 with a key kept apart (backups/signing.py)
     database.pgdump | database.sqlite3
     files/media/...            a copy of MEDIA_ROOT
     files/artifacts/...        a copy of ARTIFACT_ROOT
@@ -13,6 +14,10 @@ Layout of a backup folder:
 The database is dumped first, the files copied after: releases and artefacts are written before the
 rows that name them commit and never change afterwards, so the files hold at least every file the
 dumped rows refer to.
+
+A backup holds sessions and password hashes: its folders are 0700 and its files 0600 (issue 30),
+whatever the umask, from the moment they are created (the staging folder is private before anything
+is written into it).
 """
 from __future__ import annotations
 
@@ -27,11 +32,13 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
+from . import signing
 from .database import BackupError, database_dump, database_restore
 
 MANIFEST = "MANIFEST.json"
 FORMAT = "chlgbt-backup/1"
 CHUNK = 1 << 20
+FOLDER_MODE, FILE_MODE = 0o700, 0o600
 
 
 def file_roots() -> dict[str, Path]:
@@ -61,22 +68,28 @@ def backup_create(*, outdir: Path) -> BackupSummary:
     outdir = Path(outdir)
     if outdir.exists() and any(outdir.iterdir()):
         raise BackupError(f"{outdir} is not empty; give a new folder for each backup (e.g. one named by the date).")
+    signing.ensure_outside(list(file_roots().values()))
     outdir.parent.mkdir(parents=True, exist_ok=True)
     staging = outdir.parent / f".{outdir.name}.partial-{uuid.uuid4().hex[:8]}"
-    staging.mkdir()
+    staging.mkdir(mode=FOLDER_MODE)
+    os.chmod(staging, FOLDER_MODE)  # exactly, whatever the umask
     try:
         db_file, db_info = database_dump(staging)
+        os.chmod(staging / db_file, FILE_MODE)
         entries = [_entry(staging, db_file, "database")]
         for root_name, root in file_roots().items():
             for source in sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []:
                 relative = source.relative_to(root).as_posix()
                 target = staging / "files" / root_name / relative
-                target.parent.mkdir(parents=True, exist_ok=True)
+                _private_folders(staging, target.parent)
                 shutil.copy2(source, target)
+                os.chmod(target, FILE_MODE)
                 entries.append(_entry(staging, f"files/{root_name}/{relative}", root_name))
         manifest = {"format": FORMAT, "created_at": timezone.now().isoformat(), "database": {**db_info, "file": db_file},
                     "files": entries}
-        (staging / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
+        raw = json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8")
+        _write_private(staging / MANIFEST, raw)
+        _write_private(staging / signing.SIGNATURE, signing.sign(raw))
         if outdir.exists():
             outdir.rmdir()  # empty (checked above)
         os.replace(staging, outdir)
@@ -87,23 +100,44 @@ def backup_create(*, outdir: Path) -> BackupSummary:
                          bytes=sum(e["size"] for e in entries))
 
 
+def _private_folders(top: Path, folder: Path) -> None:
+    """Make `folder` and the folders between it and `top`, each 0700."""
+    missing = []
+    while folder != top and not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir(mode=FOLDER_MODE)
+        os.chmod(path, FOLDER_MODE)
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(data)
+    os.chmod(path, FILE_MODE)
+
+
 def _entry(folder: Path, relative: str, kind: str) -> dict:
     path = folder / relative
     return {"path": relative, "kind": kind, "size": path.stat().st_size, "sha256": sha256_of(path)}
 
 
 def backup_verify(*, folder: Path) -> dict:
-    """The manifest, once every file it lists is present with its size and sha256; BackupError
+    """The manifest, once its signature verifies with this installation's backup signing key
+    (backups/signing.py) and every file it lists is present with its size and sha256; BackupError
     listing every problem otherwise."""
     folder = Path(folder)
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        raw = (folder / MANIFEST).read_bytes()
+        manifest = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise BackupError(f"{folder} holds no {MANIFEST}: it is not a backup, or an incomplete one.") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise BackupError(f"{folder / MANIFEST} is damaged ({exc}); this backup cannot be trusted.") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or not isinstance(manifest.get("files"), list):
         raise BackupError(f"{folder / MANIFEST} is not a {FORMAT} manifest.")
+    signing.verify(folder, raw)
     problems = []
     for entry in manifest["files"]:
         relative = str(entry.get("path", ""))

@@ -128,6 +128,10 @@ STATIC_ROOT = env_str("STATIC_ROOT", "") or None
 MEDIA_ROOT = env_str("MEDIA_ROOT", str(BASE_DIR / "media"))
 MEDIA_URL = "/media/"
 ARTIFACT_ROOT = env_str("ARTIFACT_ROOT", str(BASE_DIR / "artifacts"))
+# Backups' manifests are signed with this key (backups/signing.py): BACKUP_SIGNING_KEY itself, or else the file
+# BACKUP_SIGNING_KEY_FILE, made (0600) by the first backup. Kept apart from backups; a restore needs the same key.
+BACKUP_SIGNING_KEY = env_str("BACKUP_SIGNING_KEY")
+BACKUP_SIGNING_KEY_FILE = env_str("BACKUP_SIGNING_KEY_FILE", str(BASE_DIR / "var" / "backup_signing_key"))
 
 # Login throttle (django-axes, core/login_throttle.py) on every login view, /admin/login/ included:
 # LOGIN_FAILURE_LIMIT failures for one account (its name NFKC-normalised) or from one address lock that
