@@ -211,6 +211,16 @@ def qualification_items_check(*, quality: BatchQuality, items) -> None:
                           % {"posts": ", ".join(f"#{pk}" for pk in served[:10])})
 
 
+def qualification_outcome(*, answers: dict[int, dict[str, int]], items, thresholds: dict[str, float]
+                          ) -> tuple[dict[str, float], bool]:
+    """The qualification round's rule (an annotator's attempt, and llm/rater.py asking whether an LLM
+    would pass): the mean absolute error against gold per dimension over every item of the set
+    (`answers`: each item's post id -> three scores), passed when each is at or under its threshold."""
+    errors = {d: [abs(answers[g.post_id][d] - getattr(g, d)) for g in items] for d in DIMENSIONS}
+    mae = {d: sum(v) / len(v) for d, v in errors.items()}
+    return mae, all(mae[d] <= thresholds[d] + 1e-9 for d in DIMENSIONS)
+
+
 @transaction.atomic
 def qualification_submit(*, annotator, batch_id: int, answers: dict[int, dict[str, int]]) -> QualificationAttempt:
     """Score an attempt at the batch's qualification set: `answers` maps every item's post id to
@@ -236,10 +246,8 @@ def qualification_submit(*, annotator, batch_id: int, answers: dict[int, dict[st
     if set(answers) != wanted:
         raise DomainError(_("Score every post of the qualification set, and only those."))
     clean = {pk: scores_validate(scores) for pk, scores in answers.items()}
-    errors = {d: [abs(clean[g.post_id][d] - getattr(g, d)) for g in items] for d in DIMENSIONS}
-    mae = {d: sum(v) / len(v) for d, v in errors.items()}
     thresholds = quality.pass_thresholds()
-    passed = all(mae[d] <= thresholds[d] + 1e-9 for d in DIMENSIONS)
+    mae, passed = qualification_outcome(answers=clean, items=items, thresholds=thresholds)
     attempt = QualificationAttempt.objects.create(
         batch=batch, annotator=annotator, number=len(state.attempts) + 1, passed=passed,
         mae={d: round(v, 4) for d, v in mae.items()}, thresholds=thresholds)
