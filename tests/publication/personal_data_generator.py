@@ -8,6 +8,7 @@ check digit where the kind has one. Used by the tests and by bench/bench_persona
 """
 from __future__ import annotations
 
+import ipaddress
 import random
 import string
 from dataclasses import dataclass, field
@@ -129,8 +130,10 @@ def _make_plain(kind: str, rng: random.Random) -> tuple[str, str, str]:
                            rng.choice("DF") + _digits(rng, 5)])
         return rng.choice(["车牌", "那辆", "车牌号 "]), province + letter + tail, ""
     if kind == "ip":
-        if rng.random() < 0.7:
+        if rng.random() < 0.7:  # a public address: private, reserved and multicast ones are not personal
             value = ".".join(str(rng.randint(1, 254)) for _ in range(4))
+            while not ipaddress.ip_address(value).is_global or ipaddress.ip_address(value).is_multicast or value in ("114.114.114.114", "8.8.8.8"):
+                value = ".".join(str(rng.randint(1, 254)) for _ in range(4))
         else:
             value = ":".join(f"{rng.randint(0, 0xffff):x}" for _ in range(8))
         return rng.choice(["IP是", "ip地址 ", "来自"]), value, " "

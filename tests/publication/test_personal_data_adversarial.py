@@ -38,6 +38,6 @@ def test_ordinary_numbers_and_versions_are_left_alone(text):
     assert mask_text(text).findings == []
 
 
-@pytest.mark.parametrize("text", ["IP 192.168.1.1 来自", "IPv4:10.0.0.1", "登录地 8.8.8.8，版本未知"])
+@pytest.mark.parametrize("text", ["IP 36.112.1.1 来自", "IPv4:58.20.0.1", "登录地 101.8.8.8，版本未知"])
 def test_addresses_beside_version_words_are_still_found(text):
     assert [f.kind for f in mask_text(text).findings] == ["ip"]

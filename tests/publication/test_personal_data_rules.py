@@ -113,7 +113,7 @@ def test_gb11643_published_example_and_impossible_dates():
     ("微信号：zhangsan", "wechat", "zhangsan"),
     ("车牌京A12345", "plate", "京A12345"),
     ("新能源车粤BD12345", "plate", "粤BD12345"),
-    ("IP 192.168.1.10 来自", "ip", "192.168.1.10"),
+    ("IP 36.110.1.10 来自", "ip", "36.110.1.10"),
     ("IP 2001:db8::8a2e:370:7334 来自", "ip", "2001:db8::8a2e:370:7334"),
     ("@张三 你看", "mention", "@张三"),
     ("看 t.cn/A6abc 这个", "url", "t.cn/A6abc"),

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from publication.personal_data import PLACEHOLDERS, RULES_VERSION
+from publication.personal_data import PLACEHOLDERS, rules_version
 from publication.personal_data.services import RescanFailed, personal_data_rescan, recogniser_name
 
 
@@ -18,7 +18,7 @@ class Command(BaseCommand):
         except RescanFailed as exc:
             raise CommandError(f"{exc} Nothing was changed.")
         what = "would change" if report.dry_run else "changed"
-        self.stdout.write(f"Rules version {RULES_VERSION}; name recogniser: "
+        self.stdout.write(f"Rules version {rules_version()}; name recogniser: "
                           f"{recogniser_name() or 'none (the offline default finds no personal names)'}.")
         self.stdout.write(f"Scanned {report.scanned} posts ({report.first_scans} for the first time); "
                           f"{report.texts_changed} texts {what}.")
