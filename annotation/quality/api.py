@@ -22,7 +22,7 @@ from wellbeing.api import QueueGate
 from ..adjudication.rounding import round_half_up
 from ..assignment.selectors import batch_for_annotator
 from ..models import DIMENSIONS, Batch
-from ..visibility import GOLD_HIDDEN_MESSAGE, gold_hidden_from, qualification_gold_withheld
+from ..visibility import GOLD_HIDDEN_MESSAGE, gold_hidden_from, qualification_gold_withheld, report_visible_to
 from . import selectors, services
 from .serializers import (
     AggregateOut,
@@ -94,17 +94,19 @@ class QualificationApi(APIView):
 
 # --- Researchers -------------------------------------------------------------------------------------
 
-def _stored_report() -> dict:
+def _stored_report(viewer) -> dict:
     """The newest quality run's report (never computed by a request), or an empty one before the
-    first run; with when it was computed and whether it is still current."""
+    first run; with when it was computed and whether it is still current. As the visibility policy
+    lets `viewer` see it (report_visible_to: no gold figures, nor their own, for someone who annotates)."""
     stored = selectors.report_latest()
     if stored is None:
         import dataclasses
 
         return {"thresholds": dataclasses.asdict(selectors.alert_thresholds()), "n_judgments": 0,
                 "n_gold_judgments": 0, "n_gold_items": 0, "annotators": [], "alerts": [], "series": {},
-                "computed_at": None, "current": False}
-    return {**stored.report, "computed_at": stored.run.finished_at, "current": stored.current}
+                "computed_at": None, "current": False, "withheld": None}
+    report = report_visible_to(viewer, stored.report)
+    return {"withheld": None, **report, "computed_at": stored.run.finished_at, "current": stored.current}
 
 
 class AnnotatorQualityListApi(APIView):
@@ -116,7 +118,7 @@ class AnnotatorQualityListApi(APIView):
 
     @extend_schema(responses=QualityReportOut, operation_id="quality_annotators_list")
     def get(self, request):
-        return Response(QualityReportOut(_stored_report()).data)
+        return Response(QualityReportOut(_stored_report(request.user)).data)
 
 
 class AnnotatorQualityDetailApi(APIView):
@@ -126,11 +128,11 @@ class AnnotatorQualityDetailApi(APIView):
     def get(self, request, annotator_id: int):
         if not get_user_model().objects.filter(pk=annotator_id).exists():
             raise NotFound(_("No such annotator."))
-        report = _stored_report()
+        report = _stored_report(request.user)
         attempts = ResearcherAttemptOut(selectors.qualification_attempts(annotator_id=annotator_id), many=True).data
         return Response(AnnotatorQualityDetailOut({
             "annotator": selectors.annotator_row(report, annotator_id),
-            "series": report["series"].get(str(annotator_id), {}),
+            "series": report["series"].get(str(annotator_id), {}), "withheld": report["withheld"],
             "qualification_attempts": json.loads(json.dumps(attempts, default=str))}).data)
 
 
@@ -139,7 +141,7 @@ class AlertListApi(APIView):
 
     @extend_schema(responses=AlertOut(many=True))
     def get(self, request):
-        return Response(AlertOut(_stored_report()["alerts"], many=True).data)
+        return Response(AlertOut(_stored_report(request.user)["alerts"], many=True).data)
 
 
 class GoldListApi(APIView):

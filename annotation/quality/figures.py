@@ -66,7 +66,7 @@ def overview(report: dict) -> dict[str, dict]:
                        % {"n": t["gold_window"]}, height=360, yaxis_rangemode="tozero")
     speed.update_layout(title=_("Median seconds per post over the last %(n)s") % {"n": t["seconds_window"]},
                         height=360, yaxis_type="log")
-    return _specs({"alpha": alpha, "gold": gold, "seconds": speed})
+    return _specs(_without_withheld(report, {"alpha": alpha, "gold": gold, "seconds": speed}))
 
 
 def annotator(report: dict, annotator_id: int) -> dict[str, dict]:
@@ -91,7 +91,12 @@ def annotator(report: dict, annotator_id: int) -> dict[str, dict]:
                        yaxis_rangemode="tozero")
     speed.update_layout(title=_("Median seconds per post, last %(n)s") % {"n": t["seconds_window"]}, height=340,
                         yaxis_type="log")
-    return _specs({"alpha": alpha, "gold": gold, "seconds": speed})
+    return _specs(_without_withheld(report, {"alpha": alpha, "gold": gold, "seconds": speed}))
+
+
+def _without_withheld(report: dict, figures: dict[str, go.Figure]) -> dict[str, go.Figure]:
+    """No gold-error figure where the visibility policy withheld gold figures (report_visible_to)."""
+    return {k: v for k, v in figures.items() if not (k == "gold" and report.get("withheld"))}
 
 
 # Width of a title line, in Latin-letter units (a CJK character counts two): what fits across the

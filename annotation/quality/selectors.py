@@ -323,10 +323,15 @@ def annotator_judgments(*, viewer, annotator_id: int, since: float | None = None
                         limit: int = 200) -> list[dict]:
     """The annotator's judgments (gold ones marked, with their gold label) between two epoch times,
     newest first: what an alert links to. As the visibility policy lets `viewer` see them: none of a
-    post hidden from them, and no answer to a gold item when gold is hidden from them."""
-    from ..visibility import judgments_visible_to
+    post hidden from them, and no answer to a gold item when gold is hidden from them - except in the
+    list of their own judgments, which holds the same set /api/judgments/ lists them, gold answers
+    unmarked (a list less the gold answers, beside that one, would mark them: docs/decisions.md,
+    "No subtractable listings")."""
+    from ..visibility import gold_hidden_from, judgments_visible_to
 
-    qs = judgments_visible_to(viewer, Judgment.objects.filter(annotator_id=annotator_id)).select_related(
+    hides_gold = gold_hidden_from(viewer)
+    mine = Judgment.objects.filter(annotator_id=annotator_id)
+    qs = (mine if hides_gold and viewer.pk == annotator_id else judgments_visible_to(viewer, mine)).select_related(
         "post", "post__gold_item")
     # An alert's `since` and `until` are its first and last judgments' own times, read by the
     # database to ~50 microseconds (EpochSeconds): a millisecond either side includes them.
@@ -340,7 +345,7 @@ def annotator_judgments(*, viewer, annotator_id: int, since: float | None = None
         .values_list("post_id", "assigned_at", "completed_at")}
     out = []
     for j in judgments:
-        gold_item = getattr(j.post, "gold_item", None) if j.gold else None
+        gold_item = getattr(j.post, "gold_item", None) if j.gold and not hides_gold else None
         out.append({"judgment": j, "seconds": _seconds(claims.get(j.post_id), j.seconds_spent),
                     "gold": gold_item.scores() if gold_item else None})
     return out
@@ -358,11 +363,14 @@ def aggregation_pending() -> AggregationRun | None:
 
 
 def counted_fingerprint() -> str:
-    """Changes whenever a judgment that counts (not an answer to gold) is added, removed or revised:
-    an aggregation computed at another fingerprint is out of date."""
+    """Changes whenever a judgment that counts (not an answer to gold) is added, removed or revised,
+    or the pseudo-raters let into the aggregation change: an aggregation computed at another
+    fingerprint is out of date."""
+    from core.predictions import pseudo_raters_fingerprint
+
     from ..agreement.selectors import judgments_fingerprint
 
-    return judgments_fingerprint()
+    return judgments_fingerprint() + pseudo_raters_fingerprint()
 
 
 def aggregation_is_current(run: AggregationRun | None) -> bool:

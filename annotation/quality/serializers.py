@@ -68,8 +68,11 @@ class QualificationIn(serializers.Serializer):
 
 # --- Researchers ----------------------------------------------------------------------------------
 
+WITHHELD_HELP = "null where withheld from someone who also annotates (see `withheld`)"
+
+
 class GoldFigureOut(serializers.Serializer):
-    n = serializers.IntegerField()
+    n = serializers.IntegerField(allow_null=True, help_text=WITHHELD_HELP)
     mae = serializers.FloatField(allow_null=True)
     within_one = serializers.FloatField(allow_null=True)
 
@@ -111,9 +114,9 @@ class AnnotatorQualityOut(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
     pseudonym = serializers.CharField()
-    rank = serializers.IntegerField()
+    rank = serializers.IntegerField(allow_null=True, help_text=WITHHELD_HELP)
     n_judgments = serializers.IntegerField()
-    n_gold = serializers.IntegerField()
+    n_gold = serializers.IntegerField(allow_null=True, help_text=WITHHELD_HELP)
     gold = GoldFiguresOut()
     recent_alpha = DimensionFloats()
     median_seconds = serializers.FloatField(allow_null=True)
@@ -139,9 +142,10 @@ class QualityReportOut(serializers.Serializer):
     current = serializers.BooleanField(help_text="nothing it reads has changed since")
     thresholds = ThresholdsOut()
     n_judgments = serializers.IntegerField()
-    n_gold_judgments = serializers.IntegerField()
+    n_gold_judgments = serializers.IntegerField(allow_null=True, help_text=WITHHELD_HELP)
     n_gold_items = serializers.IntegerField()
     annotators = AnnotatorQualityOut(many=True)
+    withheld = serializers.CharField(allow_null=True, help_text="why some figures are not shown to you (null: none)")
 
 
 class AnnotatorQualityDetailOut(serializers.Serializer):
@@ -149,6 +153,7 @@ class AnnotatorQualityDetailOut(serializers.Serializer):
     series = serializers.JSONField(help_text="alpha and gold_error: {dimension: [times, values]}; seconds: "
                                              "[times, values]; times in epoch seconds")
     qualification_attempts = serializers.ListField(child=serializers.DictField())
+    withheld = serializers.CharField(allow_null=True, help_text="why some figures are not shown to you (null: none)")
 
 
 class GoldItemOut(serializers.Serializer):

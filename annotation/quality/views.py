@@ -18,7 +18,7 @@ from core.permissions import Role, require_role
 from wellbeing import selectors as wellbeing
 
 from ..assignment.selectors import batch_for_annotator
-from ..visibility import ensure_gold_visible, gold_hidden_from, qualification_gold_withheld
+from ..visibility import ensure_gold_visible, gold_hidden_from, qualification_gold_withheld, report_visible_to
 from ..models import DIMENSIONS
 from . import figures, selectors, services
 from .forms import (
@@ -46,7 +46,7 @@ def _epoch(value: str | None) -> float | None:
 def panel(request):
     require_role(request, Role.RESEARCHER)
     stored = selectors.report_latest()  # computed by the newest quality run: the page computes nothing
-    report = stored.report if stored else None
+    report = report_visible_to(request.user, stored.report if stored else None)
     latest = selectors.aggregation_latest()
     return render(request, "annotation/quality/panel.html", {
         "report": report, "stored": stored, "figures": figures.overview(report) if report else {}, "dims": DIMENSIONS,
@@ -61,11 +61,12 @@ def annotator(request, annotator_id: int):
     if user is None:
         raise Http404("No such annotator.")
     stored = selectors.report_latest()
-    row = selectors.annotator_row(stored.report, annotator_id) if stored else None
+    report = report_visible_to(request.user, stored.report if stored else None)
+    row = selectors.annotator_row(report, annotator_id) if report else None
     since, until = _epoch(request.GET.get("since")), _epoch(request.GET.get("until"))
     return render(request, "annotation/quality/annotator.html", {
-        "person": user, "row": row, "stored": stored,
-        "figures": figures.annotator(stored.report, annotator_id) if row else {}, "dims": DIMENSIONS,
+        "person": user, "row": row, "stored": stored, "withheld": (report or {}).get("withheld"),
+        "figures": figures.annotator(report, annotator_id) if row else {}, "dims": DIMENSIONS,
         "since": since, "until": until,
         "judgments": selectors.annotator_judgments(viewer=request.user, annotator_id=annotator_id, since=since,
                                                    until=until, limit=JUDGMENTS_SHOWN),

@@ -35,6 +35,9 @@ The API (small on purpose; docs/decisions.md "One visibility policy"):
   ordinary one.
 - `gold_hidden_from(user)`, `ensure_gold_visible(user)` (403): gold identity (hidden from everyone
   who annotates, and from anyone holding an unanswered gold claim).
+- `report_visible_to(user, report)` (annotation/visibility/quality.py): the quality report (panel,
+  per-annotator page, figures, API) without figures measured on gold answers, nor the viewer's own
+  figures, for someone from whom gold is hidden.
 - `file_refusal(user, data)`: None when the file's bytes may be served to `user`, else the reason.
   Decided by what the file holds (annotation/visibility/files.py reads Parquet, JSON, JSON Lines,
   CSV and text), never by its name; a file the reader cannot read is refused to anyone with a
@@ -56,6 +59,7 @@ from core.permissions import Role, user_has_role
 
 from ..models import Assignment, AssignmentStatus, Batch, Judgment, Post
 from .files import read_contents
+from .quality import report_visible_to  # noqa: F401  (rule 2 for the quality report: issue 30)
 
 HIDDEN_MESSAGE = _("This post is still waiting in your annotation queue (its batch is open and you have not "
                   "judged it), so its judgments, labels and predictions stay hidden from you until you judge it "
