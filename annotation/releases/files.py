@@ -28,6 +28,10 @@ SPLITS = ("train", "test")
 PARQUET_FILES = tuple(f"{split}.parquet" for split in SPLITS)
 RELEASE_FILES = (*DATA_FILES, *PARQUET_FILES, "diff.json", "DATACARD.md", "README.md")
 PARQUET_COLUMNS = ("id", "text", *DIMENSIONS, "provenance")
+# A release holds finished labels only (selectors.unfinished_label_keys) unless its publisher asks
+# for provisional ones too; then every row carries `provisional` (true for a label that is not
+# finished) in release.jsonl and the Parquet files, and release.csv gains a `Provisional` column.
+PROVISIONAL = "provisional"
 PAPER_TRAIN_SIZE = 1000
 # How a release splits its posts (chosen at publication, recorded on the Release row and in the data
 # card; docs/splits.md): the paper's 1,000 / rest (Table 2 reproduction), a stratified 80/20, or k
@@ -145,25 +149,43 @@ def data_files(labels: list[dict], judgments: list[list], seed: int, scheme: str
                   else [[k, plan[k]["split"]] for k in keys])
     split_header = ["id", "split", "fold"] if scheme == SPLIT_KFOLD else ["id", "split"]
     comment = f'"# ChLGBT Workbench release: Sentences; Explicit; Implicit; Emotional (1-5). {LICENCE} license",,,'
+    csv_rows = [[r["text"], *[r[d] for d in DIMENSIONS]] for r in labels]
+    csv_header = CHLGBT_HEADER
+    if has_provisional(labels):
+        n = sum(bool(r[PROVISIONAL]) for r in labels)
+        comment = (f'"# ChLGBT Workbench release: Sentences; Explicit; Implicit; Emotional (1-5); Provisional (1 = '
+                   f'a label that is not finished: {n} of {len(labels)}). {LICENCE} license",,,,')
+        csv_rows = [[*row, 1 if r[PROVISIONAL] else 0] for row, r in zip(csv_rows, labels)]
+        csv_header = [*CHLGBT_HEADER, "Provisional"]
     return {
-        "release.csv": _csv_bytes([[r["text"], *[r[d] for d in DIMENSIONS]] for r in labels], CHLGBT_HEADER, comment),
+        "release.csv": _csv_bytes(csv_rows, csv_header, comment),
         "release.jsonl": "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in labels).encode("utf-8"),
         "judgments.csv": _csv_bytes(judgments, ["post", "annotator", *DIMENSIONS]),
         "split.csv": _csv_bytes(split_rows, split_header),
     }
 
 
+def has_provisional(labels: list[dict]) -> bool:
+    """Whether the release was published with provisional labels (its rows carry `provisional`)."""
+    return any(PROVISIONAL in r for r in labels)
+
+
+def parquet_columns(labels: list[dict]) -> tuple[str, ...]:
+    return (*PARQUET_COLUMNS, PROVISIONAL) if has_provisional(labels) else PARQUET_COLUMNS
+
+
 def split_tables(labels: list[dict], split: dict[str, str]) -> dict:
-    """Each split's rows as an Arrow table: id, text, the three labels (int8) and provenance, in the
-    order of release.csv."""
+    """Each split's rows as an Arrow table: id, text, the three labels (int8) and provenance (and
+    `provisional` when the release holds provisional labels), in the order of release.csv."""
     import pyarrow as pa
 
+    columns = parquet_columns(labels)
     schema = pa.schema([("id", pa.string()), ("text", pa.string()), *[(d, pa.int8()) for d in DIMENSIONS],
-                        ("provenance", pa.string())])
+                        ("provenance", pa.string()), *([(PROVISIONAL, pa.bool_())] if PROVISIONAL in columns else [])])
     tables = {}
     for name in SPLITS:
         rows = [r for r in labels if split[r["id"]] == name]
-        tables[name] = pa.table({column: [r[column] for r in rows] for column in PARQUET_COLUMNS}, schema=schema)
+        tables[name] = pa.table({column: [r[column] for r in rows] for column in columns}, schema=schema)
     return tables
 
 
@@ -194,12 +216,13 @@ def dataset_card(number: int, labels: list[dict], split: dict[str, str], card: s
     # The loaders read `splits` only when each has name, num_bytes and num_examples (otherwise they
     # ignore it, with a warning); num_bytes is the split's size as an Arrow table, as theirs is.
     tables = split_tables(labels, split)
-    dtypes = {"id": "string", "text": "string", **{d: "int8" for d in DIMENSIONS}, "provenance": "string"}
+    dtypes = {"id": "string", "text": "string", **{d: "int8" for d in DIMENSIONS}, "provenance": "string",
+              PROVISIONAL: "bool"}
     header = ["---", f"license: {LICENCE_ID}", "language:", "- zh", "task_categories:", "- text-classification",
               "task_ids:", "- multi-class-classification", "- hate-speech-detection",
               f"pretty_name: ChLGBT Workbench release {number}", "size_categories:", f"- {_size_category(len(labels))}",
               "tags:", "- lgbt", "- discrimination", "- ordinal-labels", "dataset_info:", "  features:"]
-    for column in PARQUET_COLUMNS:
+    for column in parquet_columns(labels):
         header += [f"  - name: {column}", f"    dtype: {dtypes[column]}"]
     header += ["  splits:"]
     for name in SPLITS:
@@ -221,6 +244,23 @@ def summary(labels: list[dict], n_judgments: int, agreement: dict) -> dict:
     return {"posts": len(labels), "judgments": n_judgments,
             "distribution": {d: dict(Counter(str(r[d]) for r in labels)) for d in DIMENSIONS},
             "alpha": {d: agreement["dimensions"][d]["alpha"] for d in DIMENSIONS}}
+
+
+def unfinished_section(left_out: int, provisional: int) -> str:
+    """The data card's account of labels that are not finished: how many were left out, or how many
+    are in the release marked provisional, and why."""
+    why = ("A label is finished when a person set it (adjudicated, or imported with the post), when its post has "
+           "the k counted judgments its batch asks for, or when its batch is locked. A post still being scored in "
+           "an open batch has only an automatic label of the judgments so far, which can change with the next "
+           "one.")
+    lines = ["## Finished labels", "", why, ""]
+    if provisional:
+        lines += [f"- provisional labels included at the publisher's request: {provisional} (`provisional` is "
+                  "true in release.jsonl and the Parquet files, 1 in release.csv's `Provisional` column); "
+                  "leave them out for training or evaluation that needs final labels"]
+    else:
+        lines += [f"- posts left out because their labels are not finished: {left_out}"]
+    return "\n".join(lines) + "\n\n"
 
 
 def datacard(number: int, labels: list[dict], split: dict[str, str], agreement: dict, diff: dict, seed: int,
@@ -261,7 +301,8 @@ def datacard(number: int, labels: list[dict], split: dict[str, str], agreement: 
               "## Files", "", "- `release.csv` - ChLGBT format: `Sentences,Explicit,Implicit,Emotional`",
               "- `release.jsonl` - one post per line with id, text, labels and provenance",
               "- `judgments.csv` - every judgment, annotators pseudonymised", "- `split.csv` - id, split",
-              "- `train.parquet`, `test.parquet` - the rows of each split (id, text, labels, provenance)",
+              "- `train.parquet`, `test.parquet` - the rows of each split (id, text, labels, provenance"
+              + (", provisional)" if has_provisional(labels) else ")"),
               "- `README.md` - this card with a Hugging Face YAML header (`configs` map the splits to the "
               "Parquet files)",
               "- `diff.json` - the change list against the previous release",

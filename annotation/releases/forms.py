@@ -22,6 +22,11 @@ class PublishForm(forms.Form):
                                       help_text=_("Add gold.csv: the posts with known labels used to measure "
                                                   "annotators, apart from the data."))
 
+    include_provisional = forms.BooleanField(
+        required=False, label=_("Include provisional labels"),
+        help_text=_("Also release posts still being scored in open batches (fewer than k counted judgments, not "
+                    "adjudicated), each marked provisional in every file that holds labels."))
+
     public = forms.BooleanField(required=False, label=_("Public release"),
                                 help_text=_("Only confirmed rewrites that are not searchable; no original text."))
 
@@ -29,5 +34,6 @@ class PublishForm(forms.Form):
         return {"kind": "public" if self.cleaned_data.get("public") else "internal",
                 "seed": self.cleaned_data.get("seed") or 0, "force": self.cleaned_data.get("force", False),
                 "include_gold": self.cleaned_data.get("include_gold", False),
+                "include_provisional": self.cleaned_data.get("include_provisional", False),
                 "split": self.cleaned_data.get("split") or "auto",
                 "folds": self.cleaned_data.get("folds") or DEFAULT_FOLDS}

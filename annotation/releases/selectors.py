@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.db.models import QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.utils.translation import gettext as _
 
 from core.errors import Conflict, NotFound
 
-from ..models import DIMENSIONS, FinalLabel, Judgment, Post, Release
+from ..models import AUTOMATIC, DIMENSIONS, FinalLabel, Judgment, Post, Release
 from ..selectors import annotator_pseudonyms, pseudonym_fallback
 from .files import default_split_scheme, parse_rows, post_key, sha256, split_plan
 
@@ -64,6 +64,20 @@ def current_label_rows() -> list[dict]:
             .values_list("post__external_id", "post__text_sha256", "post__text", *DIMENSIONS, "provenance"))
     return [{"id": post_key(r[0], r[1]), "text": r[2], **dict(zip(DIMENSIONS, r[3:6])), "provenance": r[6]}
             for r in rows]
+
+
+def unfinished_label_keys() -> set[str]:
+    """Release keys of the posts whose final label is not finished: an automatic label (rounded mean
+    or aggregate) of a post in a batch that is still open and has fewer than the batch's k counted
+    judgments. Finished, and released: adjudicated and imported labels, posts with k counted
+    judgments, posts of a locked batch, and posts judged outside any batch (`import_judgments`).
+    Taken-down posts are left to the takedown rule (publication/releasing.py), which counts them."""
+    rows = (Post.objects.filter(final_label__provenance__in=AUTOMATIC, batch__isnull=False,
+                                batch__locked_at__isnull=True, takedowns__isnull=True)
+            .annotate(counted=Count("judgments", filter=Q(judgments__gold=False), distinct=True))
+            .filter(counted__lt=F("batch__annotators_per_post"))
+            .values_list("external_id", "text_sha256"))
+    return {post_key(ext, sha) for ext, sha in rows}
 
 
 def label_rows(*, release: Release | None, seed: int = 0) -> list[dict]:

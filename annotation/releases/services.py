@@ -25,7 +25,14 @@ from ..quality.selectors import GOLD_FILE, datacard_section, gold_csv, release_l
 from ..quality.services import aggregation_ensure_current
 from ..signals import release_published
 from . import files
-from .selectors import current_label_rows, judgment_rows, release_file_bytes, release_latest, release_rows
+from .selectors import (
+    current_label_rows,
+    judgment_rows,
+    release_file_bytes,
+    release_latest,
+    release_rows,
+    unfinished_label_keys,
+)
 
 # Publishing is serialised: two publishes at once would otherwise both take the same number.
 PUBLISH_LOCK_KEY = 20_260_001  # pg_advisory_xact_lock key, unique to release publishing
@@ -98,9 +105,13 @@ def _split_choice(split: str, folds: int, n_posts: int) -> tuple[str, int | None
 
 
 def release_publish(*, kind: str = "internal", created_by=None, seed: int = 0, bootstrap: int = 200, force: bool = False,
-                    include_gold: bool = False, split: str = "auto", folds: int = files.DEFAULT_FOLDS) -> Release:
+                    include_gold: bool = False, split: str = "auto", folds: int = files.DEFAULT_FOLDS,
+                    include_provisional: bool = False) -> Release:
     """Publish the next numbered release from the current final labels. ReleaseUnchanged when the
-    data equal the latest release's, unless `force`. `include_gold` adds gold.csv, the gold items
+    data equal the latest release's, unless `force`. Only finished labels go in (adjudicated,
+    imported, k counted judgments, or a locked batch: `selectors.unfinished_label_keys`); the data
+    card counts the rest; `include_provisional` puts them in too, each row marked `provisional`
+    in every file that holds labels. `include_gold` adds gold.csv, the gold items
     used to measure annotators, listed apart from the data. `split`: "paper" (1,000 / rest),
     "stratified" (80/20), "kfold" (`folds` stratified folds) or "auto" (stratified above 2,000
     labelled posts, else the paper's; docs/splits.md)."""
@@ -121,6 +132,19 @@ def release_publish(*, kind: str = "internal", created_by=None, seed: int = 0, b
                 if not labels:
                     raise DomainError(_("There are no final labels to release: import labelled posts or lock and "
                                         "refresh a batch first."))
+                unfinished = unfinished_label_keys()
+                if include_provisional:
+                    if unfinished:
+                        labels = [{**r, files.PROVISIONAL: r["id"] in unfinished} for r in labels]
+                    n_unfinished_out = 0
+                else:
+                    n_unfinished_out = sum(r["id"] in unfinished for r in labels)
+                    labels = [r for r in labels if r["id"] not in unfinished]
+                    if not labels:
+                        raise DomainError(_(
+                            "No label is finished yet: %(n)s posts are still being scored in open batches (fewer "
+                            "than k counted judgments, not adjudicated). Lock a batch, adjudicate its posts, or "
+                            "include provisional labels to publish them marked as such.") % {"n": n_unfinished_out})
                 judgments = judgment_rows()
                 # What a release of this kind may hold: takedowns left out; a public release holds confirmed,
                 # non-searchable rewrites only (publication/releasing.py).
@@ -143,8 +167,11 @@ def release_publish(*, kind: str = "internal", created_by=None, seed: int = 0, b
                          files.split_plan(labels, seed, scheme, n_folds or files.DEFAULT_FOLDS).items()}
                 diff["taken_down_ids"] = [k for k in shaped.taken_down_ids if k in set(diff["removed_ids"])]
                 contents["diff.json"] = json.dumps(diff, indent=1, sort_keys=True).encode("utf-8")
+                # Provisional rows left out of a public release by its own rules are not counted as included.
+                n_provisional = sum(bool(r.get(files.PROVISIONAL)) for r in labels)
                 card = files.datacard(number, labels, split, agreement, diff, seed, len(judgments),
-                                      quality=datacard_section(labels) + shaped.card_section, scheme=scheme, folds=n_folds)
+                                      quality=files.unfinished_section(n_unfinished_out, n_provisional)
+                                      + datacard_section(labels) + shaped.card_section, scheme=scheme, folds=n_folds)
                 contents["DATACARD.md"] = card.encode("utf-8")
                 contents.update(files.parquet_files(labels, split))
                 contents["README.md"] = files.dataset_card(number, labels, split, card).encode("utf-8")
@@ -154,7 +181,9 @@ def release_publish(*, kind: str = "internal", created_by=None, seed: int = 0, b
                 release = Release.objects.create(
                     number=number, content_hash=files.content_hash(contents), directory=str(target),
                     manifest={name: files.sha256(data) for name, data in contents.items()},
-                    summary={**files.summary(labels, len(judgments), agreement), **shaped.summary}, diff=diff, split_seed=seed, kind=kind,
+                    summary={**files.summary(labels, len(judgments), agreement), **shaped.summary,
+                             "unfinished": {"left_out": n_unfinished_out, "provisional": n_provisional}},
+                    diff=diff, split_seed=seed, kind=kind,
                     split_scheme=scheme, split_folds=n_folds, created_by=created_by)
         except BaseException:
             if target is not None:

@@ -22,6 +22,9 @@ class Command(BaseCommand):
         parser.add_argument("--folds", type=int, default=5, help="number of folds for --split kfold")
         parser.add_argument("--public", action="store_true",
                             help="publish a public release: confirmed, non-searchable rewrites only (docs/publication.md)")
+        parser.add_argument("--include-provisional", action="store_true",
+                            help="also release posts still being scored in open batches (fewer than k counted "
+                                 "judgments, not adjudicated), marked provisional in every file that holds labels")
         parser.add_argument("--force", action="store_true",
                             help="publish a new number even when the data equal the latest release")
 
@@ -32,7 +35,8 @@ class Command(BaseCommand):
             else:
                 try:
                     release = release_publish(kind="public" if opts["public"] else "internal", seed=opts["seed"], bootstrap=opts["bootstrap"], force=opts["force"],
-                                              split=opts["split"], folds=opts["folds"])
+                                              split=opts["split"], folds=opts["folds"],
+                                              include_provisional=opts["include_provisional"])
                 except ReleaseUnchanged as exc:
                     self.stdout.write(self.style.WARNING(f"{exc} Copying release {exc.release.number}."))
                     release = exc.release
