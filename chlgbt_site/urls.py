@@ -26,6 +26,7 @@ urlpatterns = [
     path("", include("annotation.urls")),
     path("", include("annotation.review_urls")),
     path("", include("modeling.urls")),
+    path("", include("llm.urls")),
     path("", include("calibration.urls")),
     path("", include("publication.personal_data.urls")),
     path("", include("publication.rewriting.urls")),

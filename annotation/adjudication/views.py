@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from core.converters import parse_id
 from core.errors import Conflict, DomainError, NotFound
 from core.permissions import Role, require_role
-from core.predictions import latest_prediction
+from core.predictions import latest_prediction, pseudo_raters_for_post
 
 from ..visibility import ensure_visible
 from ..models import AUTOMATIC, DIMENSIONS, WorkbenchSettings
@@ -70,6 +70,7 @@ def adjudicate(request, post_id: int):
         "rows": summary.rows(show_names=WorkbenchSettings.current().show_annotator_names_to_adjudicators),
         "version": label.version if settled else 0, "initial": label.scores() if settled else summary.means,
         "context_choices": context_choices(summary.post), "prediction": latest_prediction(post_id=post_id),
+        "pseudo_raters": pseudo_raters_for_post(post_id=post_id),  # LLM runs kept as raters (llm/rater.py)
         "aggregate": aggregate_for_post(post_id=post_id, means=summary.means),
         "own_judgment": services.OWN_JUDGMENT_MESSAGE if selectors.judged_by(request.user, post_id) else None,
     })

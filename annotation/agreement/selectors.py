@@ -16,11 +16,18 @@ from .mathematics import LEVELS, Ratings, alpha, dimension_entry, ratings_from_r
 COMMUNITY_GROUPS = {True: gettext_noop("community member"), False: gettext_noop("not a member"), None: gettext_noop("unknown")}
 
 
-def load_ratings(*, batch_ids: list[int] | None = None) -> Ratings:
+def load_ratings(*, batch_ids: list[int] | None = None, extra_rows: list[tuple] | None = None) -> Ratings:
+    """The crowd's counted judgments as rating matrices. `extra_rows`: (rater id, post, scores...) of
+    pseudo-raters (an LLM run a researcher let into the model-based aggregation), kept only on posts
+    the crowd judged; agreement figures never pass any."""
     qs = Judgment.objects.counted()  # answers to gold items never count toward agreement
     if batch_ids is not None:
         qs = qs.filter(post__batch_id__in=batch_ids)
-    return ratings_from_rows(list(qs.values_list("annotator_id", "post_id", *DIMENSIONS)), DIMENSIONS)
+    rows = list(qs.values_list("annotator_id", "post_id", *DIMENSIONS))
+    if extra_rows:
+        judged = {post for _rater, post, *_scores in rows}
+        rows += [row for row in extra_rows if row[1] in judged]
+    return ratings_from_rows(rows, DIMENSIONS)
 
 
 def judgments_fingerprint() -> str:

@@ -363,11 +363,14 @@ def aggregation_pending() -> AggregationRun | None:
 
 
 def counted_fingerprint() -> str:
-    """Changes whenever a judgment that counts (not an answer to gold) is added, removed or revised:
-    an aggregation computed at another fingerprint is out of date."""
+    """Changes whenever a judgment that counts (not an answer to gold) is added, removed or revised,
+    or the pseudo-raters let into the aggregation change: an aggregation computed at another
+    fingerprint is out of date."""
+    from core.predictions import pseudo_raters_fingerprint
+
     from ..agreement.selectors import judgments_fingerprint
 
-    return judgments_fingerprint()
+    return judgments_fingerprint() + pseudo_raters_fingerprint()
 
 
 def aggregation_is_current(run: AggregationRun | None) -> bool:

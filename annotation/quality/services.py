@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from audit.services import LogEntry, audit_record
 from core.errors import Conflict, DomainError, NotFound, QueueUnavailable
 from core.jobs import JobDone, job_fail, job_run
+from core.predictions import pseudo_raters_for_aggregation
 
 from ..importing.parsers import ImportFailed, ImportProblem
 from ..models import (
@@ -330,7 +331,8 @@ def _aggregation_work(run: AggregationRun) -> JobDone:
 
     fingerprint = selectors.counted_fingerprint()
     report_fingerprint = selectors.report_fingerprint()
-    ratings = load_ratings()
+    # Pseudo-raters (LLM runs a researcher let in, off by default; llm/rater.py): rater ids < 0.
+    ratings = load_ratings(extra_rows=pseudo_raters_for_aggregation())
     fits = aggregate_dimensions(ratings.matrices)
     posts = list(ratings.unit_ids)
     raters = [str(r) for r in ratings.rater_ids]
@@ -358,10 +360,12 @@ def _aggregation_work(run: AggregationRun) -> JobDone:
         _insert_rows(AggregateLabel, ["post_id", "run_id", *DIMENSIONS, *[f"{d}_confidence" for d in DIMENSIONS]],
                      labels)
 
+    # The pseudo-raters' reliabilities apart from the annotators' (the panel ranks annotators only).
+    extra_raters = {r: annotators.pop(r) for r in raters if int(r) < 0}
     report = selectors.quality_report(reliability=annotators)
     return JobDone(fields={"judgments_fingerprint": fingerprint,
                            "summary": {"posts": len(posts), "judgments": ratings.n_judgments, "dimensions": per_dim,
-                                       "annotators": annotators, "report": report,
+                                       "annotators": annotators, "extra_raters": extra_raters, "report": report,
                                        "report_fingerprint": report_fingerprint}},
                    commit=commit)
 
