@@ -12,6 +12,7 @@ from core.errors import DomainError
 from core.permissions import Role, user_has_role
 
 from ..models import Release
+from ..visibility import release_refusal
 from .forms import PublishForm
 from .services import ReleaseUnchanged, release_publish
 
@@ -30,6 +31,34 @@ class ReleaseAdmin(admin.ModelAdmin):
     list_display = ("number", "content_hash", "created_by", "created_at")
     readonly_fields = [f.name for f in Release._meta.fields]
     actions = ["publish"]
+
+    # What a release says of its data as a whole goes with its diff.json and data files (visibility
+    # policy, issue 30): withheld from someone those files are refused to.
+    WITHHELD_FIELDS = ("diff", "summary")
+
+    def _withheld(self, request, obj) -> str | None:
+        if obj is None:
+            return None
+        cache = request.__dict__.setdefault("_release_withheld", {})  # asked three times per page
+        if obj.pk not in cache:
+            cache[obj.pk] = release_refusal(request.user, obj)
+        return cache[obj.pk]
+
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        return [f for f in fields if f not in self.WITHHELD_FIELDS] if self._withheld(request, obj) else fields
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = super().get_readonly_fields(request, obj)
+        return [f for f in fields if f not in self.WITHHELD_FIELDS] if self._withheld(request, obj) else fields
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        obj = self.get_object(request, object_id)
+        reason = self._withheld(request, obj)
+        if reason:
+            self.message_user(request, gettext("Its changes and label distributions are not shown: %(reason)s")
+                              % {"reason": reason}, level="warning")
+        return super().change_view(request, object_id, form_url, extra_context)
 
     def has_change_permission(self, request, obj=None):
         return False

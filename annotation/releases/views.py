@@ -13,8 +13,7 @@ from django.utils.translation import gettext as _
 from core.errors import DomainError, NotFound
 from core.permissions import Role, require_role
 
-from ..quality.selectors import GOLD_FILE
-from ..visibility import file_refusal, gold_file_refusal
+from ..visibility import release_file_refusal
 from .files import RELEASE_FILES
 from .forms import PublishForm
 from .selectors import ReleaseFileDamaged, release_file_bytes, release_get, releases_recent
@@ -55,8 +54,9 @@ def release_file(request, number: int, name: str):
     except ReleaseFileDamaged as exc:
         return HttpResponse(str(exc), status=409, content_type="text/plain; charset=utf-8")
     # The visibility policy decides by what the file holds (annotation/visibility); gold.csv is also
-    # a list of gold items, which nobody who annotates may see.
-    refusal = (gold_file_refusal(request.user) if name == GOLD_FILE else None) or file_refusal(request.user, data)
+    # a list of gold items, which nobody who annotates may see; a data card goes with the diff and data
+    # it describes (issue 30).
+    refusal = release_file_refusal(request.user, release, name, data)
     if refusal:
         raise PermissionDenied(refusal)
     return FileResponse(io.BytesIO(data), as_attachment=True, filename=f"release-{number}-{name}")

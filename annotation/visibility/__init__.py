@@ -41,7 +41,12 @@ The API (small on purpose; docs/decisions.md "One visibility policy"):
 - `file_refusal(user, data)`: None when the file's bytes may be served to `user`, else the reason.
   Decided by what the file holds (annotation/visibility/files.py reads Parquet, JSON, JSON Lines,
   CSV and text), never by its name; a file the reader cannot read is refused to anyone with a
-  hidden post (fail closed). `gold_file_refusal(user)` for a file that lists gold items.
+  hidden post (fail closed); while gold is hidden from the user, a file naming them by their
+  pseudonym (their judgments without their gold answers). `gold_file_refusal(user)` for a file that
+  lists gold items.
+- `release_refusal(user, release)`, `release_file_refusal(user, release, name, data)`
+  (annotation/visibility/releases.py): a release's diff, summary and data cards go with its
+  diff.json and data files - withheld when those are refused.
 - `VisibleRowsAdmin`, `GoldAdmin`: ModelAdmin bases for judgment-derived rows and for gold;
   `admin_site_guard(site)` (annotation's AppConfig.ready): no admin deletion that can reach gold for
   someone who annotates (a deletion page lists what it takes with it), and every log's admin (an
@@ -60,6 +65,7 @@ from core.permissions import Role, user_has_role
 from ..models import Assignment, AssignmentStatus, Batch, Judgment, Post
 from .files import read_contents
 from .quality import report_visible_to  # noqa: F401  (rule 2 for the quality report: issue 30)
+from .releases import release_file_refusal, release_refusal  # noqa: F401  (a release's admin page, cards: issue 30)
 
 HIDDEN_MESSAGE = _("This post is still waiting in your annotation queue (its batch is open and you have not "
                   "judged it), so its judgments, labels and predictions stay hidden from you until you judge it "
@@ -71,6 +77,9 @@ UNREADABLE_FILE_MESSAGE = _("This file cannot be checked for posts still waiting
                             "is not served to you while you have posts waiting in an open batch.")
 GOLD_HIDDEN_MESSAGE = _("Gold labels are the answers annotators are measured against, so they are not shown to "
                         "anyone who also annotates.")
+OWN_JUDGMENTS_MESSAGE = _("This file names you by your pseudonym beside your judgments or figures, which leave out "
+                          "your answers to gold items; set beside your own judgments it would tell which items were "
+                          "gold, so it is not served to anyone who also annotates.")
 
 
 # --- Rule 1: blindness ---------------------------------------------------------------------------
@@ -160,7 +169,10 @@ def ensure_visible(user, post_id: int) -> None:
 def file_refusal(user, data: bytes) -> str | None:
     """None when a downloadable file (its verified bytes) may be served to `user`; otherwise why not.
     Refused: a file that names a hidden post by its release key (internal or public) or holds its
-    text, and a file whose format the reader does not know while the user has any hidden post."""
+    text, and a file whose format the reader does not know while the user has any hidden post. And,
+    while gold is hidden from `user`, a file that names them by their pseudonym (judgments.csv, the
+    data card's annotator table: issue 30): it lists or counts their judgments without their answers
+    to gold items, so beside their own judgment list it would mark those answers."""
     if not _may_hide(user):
         return None
     from publication.releasing import public_id
@@ -169,11 +181,16 @@ def file_refusal(user, data: bytes) -> str | None:
     from ..releases.files import post_key
 
     hidden = list(hidden_posts(user).values_list("pk", "external_id", "text_sha256", "text"))
-    if not hidden:
+    pseudonym = _own_pseudonym(user) if gold_hidden_from(user) else None
+    if not hidden and pseudonym is None:
         return None
     contents = read_contents(data)
     if contents is None:
         return str(UNREADABLE_FILE_MESSAGE)
+    if pseudonym is not None and contents.mentions(keys={pseudonym}, texts=()):
+        return str(OWN_JUDGMENTS_MESSAGE)
+    if not hidden:
+        return None
     # A post's key and text in an internal release; in a public one its public id and its rewrite
     # (release.csv, in ChLGBT's format, has no id column: only the text and the labels).
     keys = {post_key(ext, sha) for _pk, ext, sha, _text in hidden} | {public_id(pk) for pk, *_rest in hidden}
@@ -182,6 +199,17 @@ def file_refusal(user, data: bytes) -> str | None:
     if contents.mentions(keys=keys, texts=texts):
         return str(RELEASE_HIDDEN_MESSAGE)
     return None
+
+
+def _own_pseudonym(user) -> str | None:
+    """The name release files give `user`'s judgments (None when they have none)."""
+    from ..models import AnnotatorProfile
+    from ..selectors import pseudonym_fallback
+
+    if not Judgment.objects.filter(annotator=user).exists():
+        return None
+    profile = AnnotatorProfile.objects.filter(user=user).values_list("pseudonym", flat=True).first()
+    return profile or pseudonym_fallback(user.pk)
 
 
 def _rows_about_posts(model, posts: QuerySet) -> QuerySet | None:
