@@ -10,7 +10,11 @@ sessions and API tokens. The request itself is logged in the
 audit log (who asked, when, the pseudonym; never the old name).
 
 `annotator_export`: everything the workbench holds about one annotator, as JSON files in a new folder
-(for access requests)."""
+(for access requests). Through the visibility policy (issue 30): while gold is hidden from the person
+(they annotate), what it withholds from them stays withheld until the batch is locked - for their
+judgments and claims in an open batch, the post id (a gold post stands out by its id: the queue names
+items by claim instead) and the gold mark; for a qualification round they may still take, its gold
+labels. MANIFEST.json says what was withheld and why."""
 from __future__ import annotations
 
 import hashlib
@@ -33,6 +37,7 @@ from django.db.models import Q
 from django.forms.models import model_to_dict
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.models import (
     AnnotatorProfile,
@@ -220,6 +225,55 @@ def _rows(queryset, fields=None) -> list[dict]:
     return [model_to_dict(obj, fields=fields) | {"id": obj.pk} for obj in queryset]
 
 
+@dataclass(frozen=True)
+class Withheld:
+    """What the visibility policy withholds from the exported person until the batch is locked."""
+
+    open_posts: frozenset[int]  # posts of their claims (and judgments) in a batch still open
+    claims: dict[int, int]  # post id -> their claim's id (what the queue names an item by)
+    qualification_items: frozenset[int]  # gold items of rounds they may still take (rule 3)
+
+
+def _withheld_until_locked(user) -> Withheld:
+    from annotation.visibility import gold_hidden_from, qualification_gold_withheld
+
+    if not gold_hidden_from(user):
+        return Withheld(frozenset(), {}, frozenset())
+    claims = dict(Assignment.objects.filter(annotator=user).values_list("post_id", "pk"))
+    # A claim's batch is the one it was served in: a gold claim's gold_batch, else its post's batch.
+    open_claims = Assignment.objects.filter(annotator=user).filter(
+        Q(gold_batch__isnull=False, gold_batch__locked_at__isnull=True)
+        | Q(gold_batch__isnull=True, post__batch__isnull=False, post__batch__locked_at__isnull=True))
+    unclaimed = Judgment.objects.filter(annotator=user, post__batch__locked_at__isnull=True,
+                                        post__batch__isnull=False).exclude(post_id__in=claims)
+    open_posts = set(open_claims.values_list("post_id", flat=True)) | set(unclaimed.values_list("post_id", flat=True))
+    return Withheld(frozenset(open_posts), claims, frozenset(qualification_gold_withheld(user)))
+
+
+def _item(post_id: int, withheld: Withheld) -> dict:
+    """A judgment's post: its id, or - in a batch still open - the item (claim) it answered instead."""
+    if post_id in withheld.open_posts:
+        return {"post_id": None, "item": withheld.claims.get(post_id)}
+    return {"post_id": post_id, "item": withheld.claims.get(post_id)}
+
+
+def _claim(row: dict, withheld: Withheld) -> dict:
+    if row.get("post") in withheld.open_posts:
+        return {**row, "post": None, "gold_batch": None}
+    return row
+
+
+def _answer(row: dict, withheld: Withheld) -> dict:
+    return {**row, "gold": None} if row.get("gold_item") in withheld.qualification_items else row
+
+
+WITHHELD_NOTE = gettext_lazy("While you annotate, gold items stay unmarked until their batch is locked (the visibility policy, "
+                 "docs/decisions.md): for your judgments and claims in a batch that is still open, the post id "
+                 "(items are named by your claim, as the annotation queue names them) and the gold mark are left "
+                 "out, and so are the gold labels of a qualification round you may still take. Ask again once "
+                 "the batch is locked for the complete export.")
+
+
 def annotator_data(*, username: str) -> dict[str, Any]:
     """Everything held about one annotator, as JSON-ready dicts keyed by file name."""
     from auditlog.models import LogEntry
@@ -236,6 +290,7 @@ def annotator_data(*, username: str) -> dict[str, Any]:
                "password": _("(stored only as a one-way hash; not exported)")}
     judgments = Judgment.objects.filter(annotator=user).select_related("post", "guideline").order_by("id")
     attempts = QualificationAttempt.objects.filter(annotator=user).order_by("id")
+    withheld = _withheld_until_locked(user)
     user_type = ContentType.objects.get_for_model(user)
     about = Q(actor=user) | Q(content_type=user_type, object_pk=str(user.pk))
     if profile is not None:
@@ -244,20 +299,22 @@ def annotator_data(*, username: str) -> dict[str, Any]:
                object_pk__in=[str(pk) for pk in attempts.values_list("pk", flat=True)])
     return {
         "profile.json": {"account": account, "annotator_profile": model_to_dict(profile) if profile else None},
-        "judgments.json": [{"id": j.pk, "post_id": j.post_id, "post_text": j.post.text, "explicit": j.explicit,
-                            "implicit": j.implicit, "emotional": j.emotional, "note": j.note, "flagged": j.flagged,
-                            "seconds_spent": j.seconds_spent, "gold": j.gold,
+        "judgments.json": [{"id": j.pk, **_item(j.post_id, withheld), "post_text": j.post.text,
+                            "explicit": j.explicit, "implicit": j.implicit, "emotional": j.emotional, "note": j.note,
+                            "flagged": j.flagged, "seconds_spent": j.seconds_spent,
+                            "gold": None if j.post_id in withheld.open_posts else j.gold,
                             "guideline_version": j.guideline.version if j.guideline else None,
                             "created_at": j.created_at, "updated_at": j.updated_at} for j in judgments],
         "revisions.json": _rows(JudgmentRevision.objects.filter(Q(judgment__annotator=user) | Q(changed_by=user))
                                 .order_by("id")),
-        "claims.json": _rows(Assignment.objects.filter(annotator=user).order_by("id")),
+        "claims.json": [_claim(row, withheld) for row in _rows(Assignment.objects.filter(annotator=user).order_by("id"))],
         # What they wrote in other roles: the labels they adjudicated (with their rationales), rewrites.
         "adjudications.json": _rows(FinalLabel.objects.filter(adjudicator=user).order_by("id")),
         "rewrites.json": _rows(Rewrite.objects.filter(Q(author=user) | Q(created_by=user) | Q(confirmer=user))
                                .order_by("id")),
         "qualification.json": [model_to_dict(a) | {"id": a.pk, "submitted_at": a.submitted_at,
-                                                    "answers": _rows(QualificationAnswer.objects.filter(attempt=a))}
+                                                    "answers": [_answer(row, withheld) for row in _rows(
+                                                        QualificationAnswer.objects.filter(attempt=a))]}
                                for a in attempts],
         "wellbeing.json": {
             "notice_acceptances": [model_to_dict(n) | {"accepted_at": n.accepted_at}
@@ -271,6 +328,16 @@ def annotator_data(*, username: str) -> dict[str, Any]:
                         "additional_data": e.additional_data}
                        for e in LogEntry.objects.filter(about).select_related("content_type", "actor").order_by("id")],
     }
+
+
+def _withheld_summary(data: dict[str, Any]) -> dict | None:
+    """What the export left out until a batch is locked (None: nothing)."""
+    judgments = sum(1 for j in data["judgments.json"] if j["gold"] is None)
+    claims = sum(1 for c in data["claims.json"] if c.get("post") is None)
+    answers = sum(1 for a in data["qualification.json"] for r in a["answers"] if r.get("gold") is None)
+    if not (judgments or claims or answers):
+        return None
+    return {"why": str(WITHHELD_NOTE), "judgments": judgments, "claims": claims, "qualification_answers": answers}
 
 
 def annotator_export(*, username: str, outdir: str | os.PathLike) -> Path:
@@ -288,8 +355,8 @@ def annotator_export(*, username: str, outdir: str | os.PathLike) -> Path:
             raw = json.dumps(content, ensure_ascii=False, indent=2, cls=DjangoJSONEncoder, sort_keys=True).encode()
             (tmp / name).write_bytes(raw)
             manifest[name] = hashlib.sha256(raw).hexdigest()
-        (tmp / "MANIFEST.json").write_text(json.dumps({"exported_at": timezone.now().isoformat(), "files": manifest},
-                                                      indent=2), "utf-8")
+        (tmp / "MANIFEST.json").write_text(json.dumps({"exported_at": timezone.now().isoformat(), "files": manifest,
+                                                       "withheld": _withheld_summary(data)}, indent=2), "utf-8")
         if target.exists():
             target.rmdir()
         tmp.rename(target)
