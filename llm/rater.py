@@ -72,10 +72,10 @@ def llm_rater_set(*, run_id: int, by, shown: bool | None = None, in_aggregation:
         raise NotFound(_("No such LLM run."))
     shown_now = run.rater_enabled if shown is None else shown
     aggregated_now = run.rater_in_aggregation if in_aggregation is None else in_aggregation
-    if aggregated_now:
-        shown_now = True
     if shown is False:
         aggregated_now = False
+    elif aggregated_now:
+        shown_now = True
     if (shown_now or aggregated_now) and run.status != JobStatus.SUCCEEDED:
         raise DomainError(_("Only a finished run's scores can be kept as a rater; LLM run %(id)s is %(status)s.")
                           % {"id": run.pk, "status": run.get_status_display().lower()})
