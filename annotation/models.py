@@ -122,12 +122,21 @@ class Post(models.Model):
     # never), kept by assignment/services.py in the transaction of every claim, submit, skip and
     # expiry, so choosing the least-covered post is an index range scan.
     live_claims = models.PositiveIntegerField(verbose_name=_("live claims"), default=0, editable=False)
+    # Taken down (publication/takedowns.py): set for good in the takedown's transaction, beside the
+    # Takedown row that records the request. The claim path reads it from the post's own row (rule 4
+    # of the visibility policy, annotation/visibility/withdrawn.py) instead of probing the takedowns.
+    withdrawn = models.BooleanField(verbose_name=_("withdrawn"), default=False, editable=False)
 
     class Meta:
         verbose_name = _("post")
         verbose_name_plural = _("posts")
         ordering = ["id"]
-        indexes = [models.Index(fields=["batch", "live_claims", "id"], name="post_next_claim")]
+        indexes = [
+            # The pick (assignment/selectors.py claim_candidates_sql): posts that can still be served.
+            models.Index(fields=["batch", "live_claims", "id"], condition=Q(withdrawn=False), name="post_next_claim"),
+            # The few withdrawn posts of a batch (the progress bar's total).
+            models.Index(fields=["batch"], condition=Q(withdrawn=True), name="post_withdrawn"),
+        ]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.text[:30]}"
@@ -166,8 +175,10 @@ class Assignment(models.Model):
         constraints = [models.UniqueConstraint(fields=["post", "annotator"], name="assignment_once_per_annotator")]
         indexes = [
             models.Index(fields=["annotator", "status"]), models.Index(fields=["post", "status"]),
-            # Open claims only (a few per annotator): finding the expired ones never scans a batch.
-            models.Index(fields=["assigned_at"], condition=Q(status="assigned", lapsed=False),
+            # Open real claims only (a few per annotator): finding the expired ones never scans a batch.
+            # Every reader asks for real claims (gold_batch IS NULL): in the predicate, the planner
+            # never has to combine this index with the gold_batch one (thousands of NULL entries).
+            models.Index(fields=["assigned_at"], condition=Q(status="assigned", lapsed=False, gold_batch__isnull=True),
                          name="assignment_open_claims"),
         ]
 

@@ -171,11 +171,17 @@ def sessions_make(usernames) -> dict[str, tuple[str, str]]:
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.middleware.csrf import _get_new_csrf_string
 
+    from core.permissions import RoleReadingBackend
+
     store = import_module(settings.SESSION_ENGINE).SessionStore
+    # The backend a password login records (the first listed, ThrottleBackend, only refuses locked-out
+    # logins and authenticates nobody: a session naming it is no session).
+    backend = f"{RoleReadingBackend.__module__}.{RoleReadingBackend.__qualname__}"
+    assert backend in settings.AUTHENTICATION_BACKENDS, backend
     made = {}
     for user in get_user_model().objects.filter(username__in=usernames):
         session = store()
-        session[SESSION_KEY], session[BACKEND_SESSION_KEY] = str(user.pk), settings.AUTHENTICATION_BACKENDS[0]
+        session[SESSION_KEY], session[BACKEND_SESSION_KEY] = str(user.pk), backend
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.create()
         made[user.username] = (session.session_key, _get_new_csrf_string())

@@ -51,6 +51,7 @@ def takedown_record(*, post: Post, reason: str, requested_by=None) -> Takedown:
 
     dropped, _by_model = Prediction.objects.filter(post=post).delete()
     _open_claims_release(post)
+    Post.objects.filter(pk=post.pk).update(withdrawn=True)  # rule 4 as the claim path reads it (Post.withdrawn)
     return Takedown.objects.create(post=post, post_key=post_key(post.external_id, post.text_sha256), reason=reason,
                                    requested_by=requested_by, predictions_dropped=dropped)
 

@@ -60,8 +60,8 @@ def _progress_and_guideline(*, annotator, batch: Batch) -> tuple[dict[str, int],
     post is no work: the batch's posts are those the queue can still serve them, and the withdrawn
     ones they answered before (annotation/visibility/withdrawn.py `queue_posts`)."""
     with claim_cursor() as cursor:
-        cursor.execute(_progress_sql(), [batch.pk, annotator.pk, batch.pk, annotator.pk, batch.pk, annotator.pk,
-                                         batch.pk, batch.pk, annotator.pk])
+        cursor.execute(_progress_sql(), [batch.pk, batch.pk, annotator.pk, batch.pk, annotator.pk, batch.pk,
+                                         annotator.pk, batch.pk, batch.pk, annotator.pk])
         row = cursor.fetchone()
     submitted, skipped, total_posts, rate, served, gold_submitted, gold_skipped, guideline_version = row[:8]
     set_aside = (row[8] or 0) + (row[9] or 0)  # items set aside as too distressing, gold or real
@@ -171,9 +171,10 @@ _GUIDELINE_SQL = f"(SELECT g.{{column}} FROM {_G} g WHERE g.is_active ORDER BY g
 
 _PROGRESS_SQL = f"""
 SELECT bp.submitted, bp.skipped,
-  (SELECT COUNT(*) FROM {_P} p WHERE p.batch_id = %s AND (NOT {{withdrawn}} OR EXISTS (
-    SELECT 1 FROM {_A} w WHERE w.post_id = p.id AND w.annotator_id = %s AND w.gold_batch_id IS NULL
-      AND w.status <> '{_ASSIGNED}'))),
+  (SELECT COUNT(*) FROM {_P} p WHERE p.batch_id = %s) - (SELECT COUNT(*) FROM {_P} p
+    WHERE p.batch_id = %s AND {{withdrawn}} AND NOT EXISTS (
+      SELECT 1 FROM {_A} w WHERE w.post_id = p.id AND w.annotator_id = %s AND COALESCE(w.gold_batch_id, 0) = 0
+        AND w.status <> '{_ASSIGNED}')),
   (SELECT q.gold_rate FROM {_Q} q WHERE q.batch_id = %s),
   COUNT(a.id),
   SUM(CASE WHEN a.status = '{AssignmentStatus.SUBMITTED.value}' THEN 1 ELSE 0 END),
@@ -191,8 +192,10 @@ GROUP BY bp.submitted, bp.skipped"""
 @cache
 def _progress_sql() -> str:
     """The progress statement, with the visibility policy's test for withdrawn posts (made once,
-    after the apps are loaded)."""
-    return _PROGRESS_SQL.format(withdrawn=withdrawn_sql("p.id"))
+    after the apps are loaded). The batch's posts are all of them (the batch index, as before rule 4)
+    less the withdrawn ones the annotator has not answered: those few are found through their own
+    partial index (post_withdrawn), so the rule costs nothing while a batch has none."""
+    return _PROGRESS_SQL.format(withdrawn=withdrawn_sql("p"))
 
 
 @dataclass(frozen=True)
@@ -234,20 +237,52 @@ def claim_context(*, annotator, batch_id: int) -> ClaimContext:
                         newest_open_at=_datetime(row[10]), oldest_open_at=_datetime(row[11]), open_gold_id=row[12])
 
 
-def claim_candidates_sql(*, annotator, batch: Batch, exclude: tuple[int, ...] = ()) -> tuple[str, list]:
-    """The next post of the batch with room, fewest live claims first (a range scan of the
-    (batch, live_claims, id) index), locked on PostgreSQL (posts locked by others are skipped).
-    Left out: posts the annotator holds or held, except their own lapsed claims (resumable while the
-    post has room), withdrawn (taken-down) posts (the visibility policy, annotation/visibility/withdrawn.py),
-    and `exclude` (posts this call already looked at). The caller rechecks the post under its lock."""
-    not_tried = f"AND p.id NOT IN ({', '.join(['%s'] * len(exclude))})" if exclude else ""
-    lock = " FOR NO KEY UPDATE SKIP LOCKED" if connection.vendor == "postgresql" else ""
-    sql = f"""
+# The pick: the next post of the batch with room, fewest live claims first. Its conditions, written
+# once for both forms below (`{batch}` ... are the parameters' SQL: placeholders, or the function's
+# arguments). Left out: withdrawn posts (rule 4, the post's own flag: the pick's index holds only the
+# posts that can be served), posts the annotator holds or held, except their own lapsed claims
+# (resumable while the post has room), and `exclude` (posts this call already looked at).
+_PICK_SQL = f"""
 SELECT p.id, p.text, p.live_claims FROM {_P} p
-WHERE p.batch_id = %s AND p.live_claims < %s {not_tried} AND NOT {withdrawn_sql("p.id")}
-  AND NOT EXISTS (SELECT 1 FROM {_A} a WHERE a.post_id = p.id AND a.annotator_id = %s
+WHERE p.batch_id = {{batch}} AND NOT {{withdrawn}} AND p.live_claims < {{k}} {{not_tried}}
+  AND NOT EXISTS (SELECT 1 FROM {_A} a WHERE a.post_id = p.id AND a.annotator_id = {{annotator}}
                   AND NOT (a.status = '{_ASSIGNED}' AND a.lapsed AND a.gold_batch_id IS NULL))
-ORDER BY p.live_claims, p.id LIMIT 1{lock}"""
+ORDER BY p.live_claims, p.id LIMIT 1{{lock}}"""
+
+PICK_FUNCTION = "annotation_claim_pick"
+# The plan the pick must have whatever the tables' statistics say (issue 27): a range scan of the
+# (batch, live_claims, id) index that stops at the first post passing the checks, each check an
+# index probe. Without statistics (a database never analysed, or a generic plan made while the
+# tables were small) the planner may instead read and sort the whole batch, or hash every claim the
+# annotator ever made, on every step; these settings, in force inside the function only, leave it
+# no other plan. (PostgreSQL has no per-statement hints; a function's SET clause is the scoped way.)
+PICK_PLANNER_SETTINGS = {"enable_sort": "off", "enable_incremental_sort": "off", "enable_seqscan": "off",
+                         "enable_bitmapscan": "off", "enable_hashjoin": "off", "enable_mergejoin": "off",
+                         "enable_material": "off"}
+
+
+def pick_function_sql() -> str:
+    """CREATE OR REPLACE of the pick as a PL/pgSQL function (PostgreSQL): the same statement as the
+    SQLite form, run under PICK_PLANNER_SETTINGS; PL/pgSQL keeps its plan per connection. Installed
+    after every `migrate` (annotation/apps.py), so it always matches this code."""
+    body = _PICK_SQL.format(batch="p_batch", k="p_k", annotator="p_annotator", withdrawn=withdrawn_sql("p"),
+                            not_tried="AND p.id <> ALL (p_exclude)", lock=" FOR NO KEY UPDATE OF p SKIP LOCKED")
+    settings = " ".join(f"SET {name} = {value}" for name, value in PICK_PLANNER_SETTINGS.items())
+    return (f"CREATE OR REPLACE FUNCTION {PICK_FUNCTION}(p_batch bigint, p_k integer, p_annotator integer, "
+            f"p_exclude bigint[]) RETURNS TABLE (out_id bigint, out_text text, out_live_claims integer) "
+            f"LANGUAGE plpgsql VOLATILE {settings} AS $pick$\nBEGIN\n  RETURN QUERY{body};\nEND\n$pick$")
+
+
+def claim_candidates_sql(*, annotator, batch: Batch, exclude: tuple[int, ...] = ()) -> tuple[str, list]:
+    """The pick (see _PICK_SQL), locked on PostgreSQL (posts locked by others are skipped): there, a
+    call of the pick function (pick_function_sql); elsewhere (SQLite) the statement itself. The
+    caller rechecks the post under its lock."""
+    if connection.vendor == "postgresql":
+        return (f"SELECT out_id, out_text, out_live_claims FROM {PICK_FUNCTION}(%s, %s, %s, %s::bigint[])",
+                [batch.pk, batch.annotators_per_post, annotator.pk, list(exclude)])
+    not_tried = f"AND p.id NOT IN ({', '.join(['%s'] * len(exclude))})" if exclude else ""
+    sql = _PICK_SQL.format(batch="%s", k="%s", annotator="%s", withdrawn=withdrawn_sql("p"), not_tried=not_tried,
+                           lock="")
     return sql, [batch.pk, batch.annotators_per_post, *exclude, annotator.pk]
 
 
@@ -303,7 +338,7 @@ ORDER BY a.assigned_at, a.id LIMIT 1"""
 
 @cache
 def _open_claim_sql() -> str:
-    return _OPEN_CLAIM_SQL.format(withdrawn=withdrawn_sql("p.id"))
+    return _OPEN_CLAIM_SQL.format(withdrawn=withdrawn_sql("p"))
 
 
 def open_claim(*, annotator, batch: Batch, since) -> Assignment | None:
@@ -330,7 +365,9 @@ def post_claims(post_id: int, *, claim_id: int | None = None) -> list[tuple]:
     gold_batch_id, assigned_at). With `claim_id`: the post's real claims and that claim only, never
     the answers other annotators gave it as a gold item - a gold post served to many people would
     otherwise return many rows, and the time the read takes would count them (issue 20)."""
-    only = "" if claim_id is None else " AND (a.gold_batch_id IS NULL OR a.id = %s)"
+    # (COALESCE: the test is applied to the post's few rows, never through the gold_batch index, which
+    # holds every real claim as NULL - a planner without statistics takes IS NULL for selective.)
+    only = "" if claim_id is None else " AND (COALESCE(a.gold_batch_id, 0) = 0 OR a.id = %s)"
     with claim_cursor() as cursor:
         cursor.execute(f"SELECT a.id, a.annotator_id, a.status, a.lapsed, a.gold_batch_id, a.assigned_at "
                        f"FROM {_A} a WHERE a.post_id = %s{only}", [post_id] + ([] if claim_id is None else [claim_id]))

@@ -9,51 +9,37 @@ claim on it. What was given for it stays (its judgments, revisions and final lab
 judgment already given counts as done), so nothing is lost and the figures of the posts already
 judged do not move.
 
-- `withdrawn_posts()`: the ids of the posts taken down (a queryset of ids; empty without the
-  publication app).
+Where it is read: `Post.withdrawn`, set for good in the takedown's transaction (publication/takedowns.py,
+beside the Takedown row that records the request), so every test below is a column of the post's own
+row - no probe of the takedowns on the scoring step (issue 27, docs/hot_path.md).
+
+- `withdrawn_posts()`: the ids of the posts taken down (a queryset of ids).
 - `in_queues(queryset, post_field="post")`: the queryset less its rows about withdrawn posts ("pk"
   for a queryset of posts) - what every queue selection goes through.
-- `withdrawn_sql(post_column)`: the same test as SQL, for the claim path's hand-written statements
-  (annotation/assignment/selectors.py): true when the post in `post_column` was taken down.
+- `withdrawn_sql(post_alias)`: the same test as SQL, for the claim path's hand-written statements
+  (annotation/assignment/selectors.py): true when the post row `post_alias` was taken down.
 - `queue_posts(batch, annotator)`: the batch's posts that count for `annotator`'s queue and progress:
   those not withdrawn, and withdrawn ones they already answered (submitted, skipped or set aside)."""
 from __future__ import annotations
 
-from django.apps import apps
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from ..models import Assignment, AssignmentStatus, Post
 
 
-def _takedown_model():
-    if not apps.is_installed("publication"):
-        return None
-    return apps.get_model("publication", "Takedown")
-
-
 def withdrawn_posts() -> QuerySet:
     """The ids of the posts taken down."""
-    model = _takedown_model()
-    if model is None:
-        return Post.objects.none().values("pk")
-    return model.objects.filter(post__isnull=False).values("post_id")
+    return Post.objects.filter(withdrawn=True).values("pk")
 
 
 def in_queues(queryset: QuerySet, *, post_field: str = "post") -> QuerySet:
     """`queryset` less its rows about withdrawn posts."""
-    model = _takedown_model()
-    if model is None:
-        return queryset
-    return queryset.filter(~Exists(model.objects.filter(post_id=OuterRef(post_field))))
+    return queryset.filter(**{"withdrawn" if post_field == "pk" else f"{post_field}__withdrawn": False})
 
 
-def withdrawn_sql(post_column: str) -> str:
-    """SQL that is true when the post `post_column` names was taken down (FALSE without the
-    publication app). An indexed probe of the takedown table (its post foreign key)."""
-    model = _takedown_model()
-    if model is None:
-        return "(1 = 0)"
-    return f"EXISTS (SELECT 1 FROM {model._meta.db_table} td WHERE td.post_id = {post_column})"
+def withdrawn_sql(post_alias: str) -> str:
+    """SQL that is true when the post row `post_alias` (an alias of the posts' table) was taken down."""
+    return f"{post_alias}.withdrawn"
 
 
 def queue_posts(*, batch, annotator) -> QuerySet[Post]:
@@ -61,8 +47,4 @@ def queue_posts(*, batch, annotator) -> QuerySet[Post]:
     it (a judgment given, a skip, a set-aside: done, or already out of their total)."""
     answered = Assignment.objects.filter(post_id=OuterRef("pk"), annotator=annotator, gold_batch__isnull=True
                                          ).exclude(status=AssignmentStatus.ASSIGNED)
-    model = _takedown_model()
-    posts = Post.objects.filter(batch=batch)
-    if model is None:
-        return posts
-    return posts.filter(Q(~Exists(model.objects.filter(post_id=OuterRef("pk")))) | Q(Exists(answered)))
+    return Post.objects.filter(batch=batch).filter(Q(withdrawn=False) | Q(Exists(answered)))

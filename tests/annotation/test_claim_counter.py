@@ -3,6 +3,7 @@ transaction of every claim, submit, skip and expiry, equal to a recount of the c
 letting a post go past k - also while expiry and claims run at the same time on PostgreSQL."""
 from __future__ import annotations
 
+import json
 import random
 import threading
 from collections import Counter
@@ -124,25 +125,109 @@ def test_progress_counters_match_a_count(make_annotators, make_batch):
     assert selectors.batch_progress(annotator=a, batch=batch) == {"done": 4, "skipped": 0, "total": 5, "posts": 5}
 
 
+def pick_plans(run) -> list[str]:
+    """The plans PostgreSQL ran the pick with while `run()` ran: auto_explain logs every statement's
+    plan, nested ones too (the statement inside the pick function), and the LOG lines reach this
+    connection as notices. Nothing about the planner is set here: these are the plans it chose."""
+    raw = connection.connection
+    notices: list[str] = []
+    handler = notices.append
+    with connection.cursor() as cursor:
+        cursor.execute("LOAD 'auto_explain'")
+        for name, value in (("auto_explain.log_min_duration", "0"), ("auto_explain.log_nested_statements", "on"),
+                            ("client_min_messages", "log")):
+            cursor.execute("SELECT set_config(%s, %s, false)", [name, value])
+    raw.add_notice_handler(lambda diagnostic: handler(diagnostic.message_primary or ""))
+    try:
+        run()
+    finally:
+        connection.close()  # the settings and the handler go with the connection
+    return [n for n in notices if "ORDER BY p.live_claims, p.id" in n]
+
+
+def assert_walks_the_index(plan: str) -> None:
+    """A range scan of the pick's index that stops at the first row: Limit over LockRows over an
+    index scan of post_next_claim, each check an index probe; never a sort, a whole-table read, a
+    hash or a materialised list of the annotator's claims."""
+    assert "Limit" in plan and "Index Scan using post_next_claim on annotation_post" in plan, plan
+    for node in ("Sort", "Seq Scan", "Bitmap", "Hash", "Materialize", "Merge"):
+        assert node not in plan, (node, plan)
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.postgres
-def test_picking_the_next_post_is_an_index_range_scan(require_postgres, make_annotators, make_batch):
-    """The pick-and-lock query walks the (batch, live_claims, id) index in order: no sort of the batch."""
-    (a,) = make_annotators(1)
-    batch = make_batch(n_posts=50, k=3, annotators=[a])
-    taken = services.assignment_next(annotator=a, batch_id=batch.id)  # the query then also leaves a tried post out
+def test_picking_the_next_post_is_an_index_range_scan_on_a_database_never_analysed(
+        require_postgres, make_annotators, make_batch):
+    """Issue 27: the pick walks the (batch, live_claims, id) index to its first row whatever the
+    statistics say. The tables here were never analysed (a fresh import, autovacuum off or not yet
+    run) - where the statement alone, planned freely, read and sorted the whole batch with a probe
+    of the takedowns and of the annotator's claims per post. Run as the claim path runs it
+    (prepared, past PostgreSQL's five custom plans, so the generic plan is in use too)."""
     with connection.cursor() as cursor:
-        # On a 50-row table the planner may prefer to read it all and sort; forbid the whole-table
-        # paths and see that an ordered index path exists (no Sort node, the index named).
-        cursor.execute("SET enable_seqscan = off")
-        cursor.execute("SET enable_bitmapscan = off")
-        sql, params = selectors.claim_candidates_sql(annotator=a, batch=batch, exclude=(taken.post_id,))
-        cursor.execute("EXPLAIN " + sql, params)
-        plan = "\n".join(row[0] for row in cursor.fetchall())
-        cursor.execute("RESET enable_seqscan")
-        cursor.execute("RESET enable_bitmapscan")
-    assert "post_next_claim" in plan, plan
-    assert "Sort" not in plan, plan
+        cursor.execute("SELECT COUNT(*) FROM pg_stat_user_tables WHERE relname = 'annotation_post' "
+                       "AND (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL)")
+        assert cursor.fetchone()[0] == 0  # never analysed
+    annotators = make_annotators(3)
+    batch = make_batch(n_posts=300, k=3, annotators=annotators)
+
+    def run():
+        for _ in range(4):
+            for who in annotators:
+                item = services.assignment_next(annotator=who, batch_id=batch.id)
+                services.judgment_submit(annotator=who, post_id=item.post_id, scores=SCORES)
+
+    plans = pick_plans(run)
+    assert len(plans) >= 12, plans
+    for plan in plans:
+        assert_walks_the_index(plan)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.postgres
+def test_the_pick_reads_a_few_pages_however_large_the_batch_and_the_annotators_history(
+        require_postgres, make_annotators, make_batch):
+    """The pages one pick reads do not grow with the batch, nor with how many posts the annotator
+    has already answered (the bad plans grew with batch size x the annotator's claims)."""
+    (a, b) = make_annotators(2)
+
+    def buffers(n_posts: int, answered: int, name: str) -> int:
+        batch = make_batch(n_posts=n_posts, k=6, annotators=[a, b], name=name)
+        posts = list(batch.posts.order_by("id").values_list("pk", flat=True))
+        now = timezone.now()
+        # `a` answered the batch's last posts; every post has one claim (b's), so the walk starts at
+        # the posts `a` has not seen.
+        Assignment.objects.bulk_create([Assignment(post_id=p, annotator=b, assigned_at=now,
+                                                   status=AssignmentStatus.SUBMITTED) for p in posts]
+                                       + [Assignment(post_id=p, annotator=a, assigned_at=now,
+                                                     status=AssignmentStatus.SUBMITTED) for p in posts[-answered:]])
+        services.claims_recount(batch_id=batch.id)
+        sql, params = selectors.claim_candidates_sql(annotator=a, batch=batch)
+        with connection.cursor() as cursor:
+            for _ in range(7):  # past the five custom plans: the plan in use from then on, planning done
+                cursor.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql, params)
+                (doc,) = cursor.fetchone()
+        plan = (doc if isinstance(doc, list) else json.loads(doc))[0]["Plan"]
+        return plan.get("Shared Hit Blocks", 0) + plan.get("Shared Read Blocks", 0)
+
+    small = buffers(100, 50, "small")
+    large = buffers(3000, 2500, "large")
+    # A plan that reads the batch touches two pages per post it checks (thousands here). What the
+    # walk reads beyond the first post's few pages are index leaves of entries left dead by the
+    # recount's updates (no VACUUM ran), skipped without visiting the table.
+    assert small < 15 and large < 40, (small, large)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.postgres
+def test_the_installed_pick_function_is_the_one_this_code_calls(require_postgres):
+    """`migrate` (re)installs the pick function from selectors.pick_function_sql: the database's
+    copy has this code's body and its planner settings."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT prosrc, proconfig FROM pg_proc WHERE proname = %s", [selectors.PICK_FUNCTION])
+        ((source, config),) = cursor.fetchall()
+    expected = selectors.pick_function_sql()
+    assert source.strip() in expected
+    assert sorted(config) == sorted(f"{k}={v}" for k, v in selectors.PICK_PLANNER_SETTINGS.items())
 
 
 @pytest.mark.django_db(transaction=True)
@@ -151,11 +236,8 @@ def test_the_claim_path_runs_prepared_statements_whose_generic_plan_still_walks_
         require_postgres, make_annotators, make_batch):
     """claim_cursor prepares the claim path's statements once per connection, and PostgreSQL settles
     on a generic plan for the context read (planned once, not on every call: its booleans are
-    constants, so the plan can use the partial index of open claims). The pick-and-lock's generic
-    plan (no parameter values known) must still walk the (batch, live_claims, id) index, not sort
-    the batch."""
-    from django.db import transaction
-
+    constants, so the plan can use the partial index of open claims). The pick is prepared too (a
+    call of the pick function), and the plan inside it walks the index (see above)."""
     annotators = make_annotators(4)
     batch = make_batch(n_posts=60, k=3, annotators=annotators)
     for _ in range(3):
@@ -169,28 +251,8 @@ def test_the_claim_path_runs_prepared_statements_whose_generic_plan_still_walks_
     # A generic plan, reused. (With `a.lapsed = %s` as a parameter PostgreSQL kept making custom
     # plans here: the partial index of open claims is usable only when NOT lapsed is a constant.)
     assert len(context) == 1 and context[0][1] > 0, prepared
-    assert any("ORDER BY p.live_claims, p.id" in row[0] for row in prepared), prepared
+    assert any(selectors.PICK_FUNCTION in row[0] for row in prepared), prepared
     assert any(row[0].lstrip().startswith("INSERT INTO annotation_judgment") for row in prepared), prepared
-
-    def generic_plan(sql: str, params: list) -> str:
-        numbered = sql
-        for n in range(1, sql.count("%s") + 1):
-            numbered = numbered.replace("%s", f"${n}", 1)
-        with transaction.atomic(), connection.cursor() as cursor:  # SET LOCAL: nothing outlives the block
-            cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-            # On 60 rows reading everything is cheap; forbid it to see which index paths the plan can take.
-            cursor.execute("SET LOCAL enable_seqscan = off")
-            cursor.execute("SET LOCAL enable_bitmapscan = off")
-            cursor.execute(f"PREPARE probe_generic AS {numbered}")
-            cursor.execute(f"EXPLAIN EXECUTE probe_generic({', '.join(['%s'] * len(params))})", params)
-            plan = "\n".join(row[0] for row in cursor.fetchall())
-            cursor.execute("DEALLOCATE probe_generic")
-        assert "$1" in plan, plan  # a generic plan: no parameter value was known when it was made
-        return plan
-
-    pick, params = selectors.claim_candidates_sql(annotator=annotators[0], batch=batch)
-    plan = generic_plan(pick, params)
-    assert "post_next_claim" in plan and "Sort" not in plan, plan
 
 
 @pytest.mark.django_db(transaction=True)
