@@ -69,7 +69,8 @@ def drill_redis() -> None:
     from modeling.models import TrainingRun
 
     rows = "".join(f"{t},{1 + i % 5},{1 + (i // 2) % 5},{1 + (i // 3) % 5}\n" for i, t in enumerate(synthetic_posts(200)))
-    import_posts(("Sentences,Explicit,Implicit,Emotional\n" + rows).encode(), with_labels=True, batch_name="drill")
+    import_posts(("Sentences,Explicit,Implicit,Emotional\n" + rows).encode(), with_labels=True, batch_name="drill",
+                 as_work=True)  # the drill scores them through the queue
     release = release_publish(bootstrap=0)
     batch = Batch.objects.get(name="drill")
     user = annotator_ensure(username="drill-annotator")

@@ -9,7 +9,12 @@ class PostUploadForm(forms.Form):
     batch = forms.CharField(required=False, max_length=120, label=_("Batch"),
                             help_text=_("Put the posts in this batch (created if new)."))
     with_labels = forms.BooleanField(required=False, label=_("With labels"),
-                                     help_text=_("The file's labels become final labels (provenance: imported)."))
+                                     help_text=_("The file's labels become final labels (provenance: imported). "
+                                                 "Labelled posts are reference data: a new batch for them is "
+                                                 "created locked, in no annotator's queue."))
+    as_work = forms.BooleanField(required=False, label=_("Score them as well"),
+                                 help_text=_("With labels and a batch: put the labelled posts in the batch as "
+                                             "annotation work all the same."))
 
     def clean_file(self):
         upload = self.cleaned_data["file"]

@@ -3,12 +3,15 @@ line share. All-or-nothing: a file is parsed and checked against the database fi
 problem with its line number), and only a file without problems is written, in one transaction."""
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from publication.personal_data import KINDS
 from publication.personal_data.services import personal_data_record
 
 from ..models import Batch, FinalLabel, Judgment, Post, Provenance
@@ -36,6 +39,23 @@ class ImportResult:
     warnings: list[str] = field(default_factory=list)
     # Rows left out because they repeat an earlier row exactly (same text, labels and id).
     skipped: list[ImportProblem] = field(default_factory=list)
+    # Personal data masked in the imported posts: kind -> count (the counts the scan rows record,
+    # publication/personal_data), and how many posts had any.
+    personal_data: dict[str, int] = field(default_factory=dict)
+    posts_with_personal_data: int = 0
+    # Labelled posts are reference data: their batch (when named) is created locked, out of every
+    # queue, unless the import was asked to make them annotation work (`as_work`).
+    as_work: bool = False
+
+    def personal_data_line(self) -> str:
+        """What was masked, per kind, in the reader's language (the command and the upload page say it)."""
+        from publication.personal_data.services import KIND_LABELS
+
+        if not self.personal_data:
+            return _("No personal data found.")
+        kinds = ", ".join(f"{KIND_LABELS.get(kind, kind)} {n}" for kind, n in self.personal_data.items())
+        return _("Personal data masked in %(posts)s posts: %(kinds)s (the originals are kept for researchers; "
+                 "report: /personal-data/).") % {"posts": self.posts_with_personal_data, "kinds": kinds}
 
 
 def read_posts_file(data: bytes, *, filename: str = "") -> tuple[list, list[ImportProblem], str, dict[str, int],
@@ -106,8 +126,11 @@ def _masked(raw: str):
 
 
 def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
-                 batch_name: str | None = None) -> ImportResult:
-    """Parse, validate and write posts; raise ImportFailed (writing nothing) on any problem."""
+                 batch_name: str | None = None, as_work: bool = False) -> ImportResult:
+    """Parse, validate and write posts; raise ImportFailed (writing nothing) on any problem.
+    Posts with their labels (`with_labels`) are reference data, finished already: a batch named
+    for them is created locked, so they reach no annotator's queue, and an open batch (annotation
+    work) is refused; `as_work` puts them in the batch as work to be scored all the same."""
     posts, problems, encoding, seen, skipped = read_posts_file(data, filename=filename)
     existing = set(
         Post.objects.filter(text_sha256__in=list(seen)).values_list("text_sha256", flat=True)
@@ -133,8 +156,17 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
                 defaults={"annotators_per_post": settings.ANNOTATORS_PER_POST,
                           "assignment_timeout_minutes": settings.ASSIGNMENT_TIMEOUT_MINUTES},
             )
-            if batch.is_locked:
+            reference = with_labels and not as_work
+            if _created and reference:
+                batch.locked_at = timezone.now()  # reference data: finished, in nobody's queue
+                batch.save(update_fields=["locked_at"])
+            elif batch.is_locked:
                 raise ImportFailed([ImportProblem(0, _("batch %(name)r is locked; choose another batch") % {"name": batch_name})])
+            elif reference:
+                raise ImportFailed([ImportProblem(0, _(
+                    "batch %(name)r is open annotation work; posts imported with their labels are reference data "
+                    "and would join every queue of it. Choose a new batch name (it is created locked), or import "
+                    "them as work to be scored (--as-work).") % {"name": batch_name})])
         created = Post.objects.bulk_create(
             [Post(external_id=p.external_id, text=p.text, text_sha256=p.digest, raw_text=p.raw_text,
                   batch=batch) for p in posts],
@@ -149,7 +181,13 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
                 batch_size=2000,
             )
             labelled = len(created)
-    return ImportResult(created=len(created), labelled=labelled, batch=batch_name, encoding=encoding, skipped=skipped)
+    found: Counter = Counter()
+    for p in posts:
+        found.update(p.personal_data or {})
+    return ImportResult(created=len(created), labelled=labelled, batch=batch_name, encoding=encoding, skipped=skipped,
+                        personal_data={kind: found[kind] for kind in KINDS if found[kind]},
+                        posts_with_personal_data=sum(1 for p in posts if any((p.personal_data or {}).values())),
+                        as_work=as_work and batch is not None)
 
 
 def _post_lookup(keys: set[str]) -> dict[str, Post]:

@@ -25,7 +25,8 @@ def upload(request):
         try:
             result = import_posts(upload_file.read(), filename=upload_file.name,
                                   with_labels=form.cleaned_data["with_labels"],
-                                  batch_name=form.cleaned_data["batch"] or None)
+                                  batch_name=form.cleaned_data["batch"] or None,
+                                  as_work=form.cleaned_data["as_work"])
         except ImportFailed as exc:
             problems = exc.problems
             messages.error(request, ngettext("Nothing was imported: %(n)s problem to fix first.",
@@ -34,6 +35,7 @@ def upload(request):
         else:
             messages.success(request, _("Imported %(created)s posts (%(encoding)s); %(labelled)s with final labels.")
                              % {"created": result.created, "encoding": result.encoding, "labelled": result.labelled})
+            messages.info(request, result.personal_data_line())
             for row in result.skipped[:PROBLEMS_SHOWN]:
                 messages.warning(request, str(row))
             return redirect("annotation:upload")

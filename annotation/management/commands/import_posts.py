@@ -11,7 +11,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("file")
         parser.add_argument("--with-labels", action="store_true",
-                            help="the file's labels become final labels with provenance 'imported'")
+                            help="the file's labels become final labels with provenance 'imported'; the posts are "
+                                 "reference data: a new --batch is created locked, in no annotator's queue")
+        parser.add_argument("--as-work", action="store_true",
+                            help="with --with-labels: put the labelled posts in the batch as annotation work all the "
+                                 "same (annotators score them; the imported labels stay final)")
         parser.add_argument("--batch", default=None, help="batch name (created if it does not exist)")
 
     def handle(self, *args, **opts):
@@ -19,8 +23,10 @@ class Command(BaseCommand):
         if not path.is_file():
             raise CommandError(f"No such file: {path}")
         try:
+            if opts["as_work"] and not (opts["with_labels"] and opts["batch"]):
+                raise CommandError("--as-work is for labelled posts put in a batch: give --with-labels and --batch NAME.")
             result = import_posts(path.read_bytes(), filename=path.name, with_labels=opts["with_labels"],
-                                  batch_name=opts["batch"])
+                                  batch_name=opts["batch"], as_work=opts["as_work"])
         except ImportFailed as exc:
             for problem in exc.problems:
                 self.stderr.write(str(problem))
@@ -31,3 +37,7 @@ class Command(BaseCommand):
             f"Imported {result.created} posts from {path.name} ({result.encoding}); {result.labelled} with final labels."
             + (f" Skipped {len(result.skipped)} exact duplicate row(s) (listed above)." if result.skipped else "")
         ))
+        if result.labelled and result.batch and not result.as_work:
+            self.stdout.write(f"Batch {result.batch!r} holds reference data: locked, in no annotator's queue "
+                              "(--as-work makes labelled posts annotation work).")
+        self.stdout.write(result.personal_data_line())
