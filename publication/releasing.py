@@ -25,6 +25,7 @@ from annotation.models import Post, ReleaseKind
 from annotation.releases.files import post_key
 from core.errors import DomainError
 
+from .personal_data.normalise import clean_for_publication
 from .rewriting.checks import kept_personal_digits, release_span, unmasked_personal_data
 from .rewriting.selectors import confirmed_rewrites
 from .spans import max_shared_span_setting, span_report
@@ -125,17 +126,21 @@ def release_shape(kind: str, labels: list[dict], judgments: list[list], *, inclu
         if rewrite is None:
             left_out["no_confirmed_rewrite"] += 1
             continue
+        # Published as cleaned: NFKC, no invisible or format characters (a zero-width space hides nothing).
+        published_text = clean_for_publication(rewrite.text)
         span = release_span(rewrite.text, raw_text=raw, cleaned_text=text)
         if span >= threshold:
             left_out["searchable"] += 1
             continue
-        # A rewrite keeping 5+ digits of a number found in the original (a QQ or phone number, even
-        # detected only now: rewrites confirmed before the page's guard existed are checked here too).
-        if unmasked_personal_data(rewrite.text) or kept_personal_digits(rewrite.text, raw_text=raw):
+        # Personal data the current rules find after normalisation (an obfuscated number, a name), or
+        # 5+ digits of a number found in the original (rewrites confirmed before the page's guard
+        # existed or before these rules are checked here too).
+        if unmasked_personal_data(rewrite.text) or unmasked_personal_data(published_text) \
+                or kept_personal_digits(published_text, raw_text=raw):
             left_out["personal_data"] += 1
             continue
         ids[row["id"]] = public_id(pk)
-        published.append({**row, "id": public_id(pk), "text": rewrite.text})
+        published.append({**row, "id": public_id(pk), "text": published_text})
         spans.append(span)
     published.sort(key=lambda r: int(r["id"][1:]))
     public_judgments = sorted(([ids[j[0]], *j[1:]] for j in judgments if j[0] in ids), key=lambda j: (int(j[0][1:]), j[1]))
@@ -146,8 +151,11 @@ def release_shape(kind: str, labels: list[dict], judgments: list[list], *, inclu
                "wrote it, so no original text is published: every text here is a rewrite of its post, made to "
                "keep what the labels depend on and confirmed by a second person who answered that the labels "
                "still hold. A post is published only when its confirmed rewrite shares no exact span of "
-               f"{threshold} characters or more with the original post (after normalising width, case and "
-               "spaces) and the personal-data detector finds nothing unmasked in it. Ids are release ids, not "
+               f"{threshold} characters or more with the original post (compared as a search engine compares them: "
+               "width, case, traditional characters, punctuation, emoji, spaces and invisible characters ignored) "
+               "and the personal-data detector finds nothing unmasked in it, after normalising obfuscations such "
+               "as invisible characters, full-width or traditional forms. Texts are published "
+               "NFKC-normalised with invisible and format characters removed. Ids are release ids, not "
                "the platform's; `judgments.csv` holds pseudonymised scores of the published posts only, without "
                "notes. Users must not search for, reconstruct or redistribute the original posts.", "",
                f"- labelled posts: {len(labels)}; published: {len(published)}; left out: {sum(left_out.values())}",

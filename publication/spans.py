@@ -1,10 +1,12 @@
 """Re-identification risk: how long an exact run of characters a text shares with the original post.
 
 A verbatim Weibo post can be found with a search engine from a short exact quote, so a text meant
-for publication is compared with the post it came from. Both are normalised first: NFKC (full-width
-letters, digits and punctuation become their ordinary forms), lower case, and every kind of
-whitespace removed (search engines ignore both). The span length is counted in normalised
-characters. A text whose longest shared span reaches `RELEASE_MAX_SHARED_SPAN` (default 15, about
+for publication is compared with the post it came from. Both are normalised first as a search engine
+sees them (publication/personal_data/normalise.py `fold_for_search`): NFKC width folding, traditional
+-> simplified, lower case, and every invisible or format character, emoji, symbol, punctuation mark
+and whitespace dropped. So zero-width characters, an emoji or `·` every few characters, `。`->`.`,
+dropped punctuation or traditional characters do not make a copied sentence look different. The
+span length is counted in normalised characters; spans are reported in characters of the text. A text whose longest shared span reaches `RELEASE_MAX_SHARED_SPAN` (default 15, about
 what a search engine needs) is *searchable*.
 
 The computation is the text's matching statistics against the original: for each position j of
@@ -17,35 +19,24 @@ from the settings only by `max_shared_span_setting`).
 """
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+
+from .personal_data.normalise import fold_for_search
 
 DEFAULT_MAX_SHARED_SPAN = 15
 # Span-length buckets a release reports (lower bounds; the last one is open).
 SPAN_BUCKETS = (0, 5, 10, 15, 20, 30, 50)
 
 
-@lru_cache(maxsize=4096)
-def _fold(char: str) -> str:
-    """One character's normalised form: NFKC, lower case, no whitespace (may be empty or longer)."""
-    return "".join(c for c in unicodedata.normalize("NFKC", char).lower() if not c.isspace())
-
-
 def normalise(text: str) -> str:
     """The text as spans are measured on."""
-    return "".join(map(_fold, text))
+    return fold_for_search(text).text
 
 
 def normalise_with_positions(text: str) -> tuple[str, list[int]]:
     """The normalised text and, for each of its characters, the index in `text` it came from."""
-    out: list[str] = []
-    where: list[int] = []
-    for index, char in enumerate(text):
-        folded = _fold(char)
-        out.append(folded)
-        where.extend([index] * len(folded))
-    return "".join(out), where
+    folded = fold_for_search(text)
+    return folded.text, [folded.origin(i) for i in range(len(folded.text))]
 
 
 def matching_lengths(text: str, original: str) -> list[int]:
@@ -89,13 +80,13 @@ def shared_segments(text: str, original: str, *, min_length: int = 1) -> list[tu
     """The parts of `text` covered by a span of at least `min_length` normalised characters that it
     shares with `original`: merged (start, end, longest span covering it) in indices of `text`
     itself (end exclusive), for highlighting."""
-    folded, where = normalise_with_positions(text)
-    lengths = matching_lengths(folded, normalise(original))
+    folded = fold_for_search(text)
+    lengths = matching_lengths(folded.text, normalise(original))
     segments: list[list[int]] = []
     for j, length in enumerate(lengths):
         if length < max(min_length, 1):
             continue
-        start, end = where[j - length + 1], where[j] + 1
+        start, end = folded.span(j - length + 1, j + 1)
         if segments and start <= segments[-1][1]:
             segments[-1][1] = max(segments[-1][1], end)
             segments[-1][2] = max(segments[-1][2], length)

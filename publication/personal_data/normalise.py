@@ -255,3 +255,27 @@ def fold_for_search(text: str) -> Folded:
 def fold_char_for_search(ch: str) -> str:
     """One character as the search view has it ("" when dropped)."""
     return fold_for_search(ch).text
+
+
+_INVISIBLE = re.compile("[" + "".join(
+    f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in (
+        (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
+        (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+        (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF))) + "]")
+
+
+def clean_for_publication(text: str) -> str:
+    """A text as a public release publishes it: NFKC (full-width letters and digits folded, Chinese
+    full-width punctuation kept), and every invisible or format character
+    (zero-width spaces and joiners, direction marks, soft hyphens, variation selectors, tags) removed,
+    so nothing hidden in a rewrite reaches the published file."""
+    text = _INVISIBLE.sub("", text)
+    out = []
+    for piece in _KEEP_PUNCTUATION.split(text):  # Chinese full-width punctuation stays as written
+        out.append(piece if _KEEP_PUNCTUATION.fullmatch(piece) else unicodedata.normalize("NFKC", piece))
+    return "".join(ch for ch in "".join(out) if unicodedata.category(ch) != "Cf")
+
+
+# Full-width punctuation (，！？：；（）…) is how Chinese is written, not an obfuscation: NFKC would make
+# it ASCII, so a published text keeps it; full-width letters and digits are folded.
+_KEEP_PUNCTUATION = re.compile(r"([\uFF01-\uFF0F\uFF1A-\uFF20\uFF3B-\uFF40\uFF5B-\uFF65\u3000]+)")

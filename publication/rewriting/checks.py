@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 
 from .. import personal_data
-from ..spans import longest_shared_span_any, max_shared_span_setting
+from ..spans import longest_shared_span_any, max_shared_span_setting, shared_segments
 
 # Placeholders are where personal data was, not text of the post: a run of characters never
 # continues through one (a kept `[手机号]` does not make a rewrite searchable). The text's
@@ -34,6 +34,19 @@ def release_span(text: str, *, raw_text: str, cleaned_text: str) -> int:
     return longest_shared_span_any(PLACEHOLDER_PATTERN.sub(TEXT_BREAK, text),
                                    (PLACEHOLDER_PATTERN.sub(ORIGINAL_BREAK, raw_text),
                                     PLACEHOLDER_PATTERN.sub(ORIGINAL_BREAK, cleaned_text)))
+
+
+def highlight_segments(text: str, *, original: str, min_length: int = 5) -> tuple[int, list[tuple[int, int, int]]]:
+    """For the rewrite page as one types: the longest span `text` shares with `original` (the
+    post's masked text; the raw text is never measured here, so the page cannot probe it) and the
+    runs of `min_length` or more, as (start, end, length) in characters of `text`. The same measure
+    as release_span: placeholders break runs (each is replaced by as many break characters, so
+    offsets stay those of `text`)."""
+    broken = PLACEHOLDER_PATTERN.sub(lambda m: TEXT_BREAK * len(m.group()), text)
+    original = PLACEHOLDER_PATTERN.sub(ORIGINAL_BREAK, original)
+    segments = shared_segments(broken, original, min_length=1)
+    longest = max((n for _s, _e, n in segments), default=0)
+    return longest, [seg for seg in segments if seg[2] >= min_length]
 
 
 # Five digits in a row of a number found in the original (a QQ or phone number) kept in a rewrite

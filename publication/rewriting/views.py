@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, JsonResponse
+from django.views.decorators.http import require_POST
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
@@ -17,7 +18,7 @@ from core.errors import DomainError
 from .. import personal_data
 from ..rewrite_models import Rewrite, RewriteStatus
 from ..spans import max_shared_span_setting
-from .checks import PLACEHOLDER_PATTERN
+from .checks import PLACEHOLDER_PATTERN, highlight_segments
 from .selectors import posts_to_rewrite, rewrite_history, rewrites_to_confirm
 from .services import can_rewrite, rewrite_confirm, rewrite_save_draft, rewrite_submit
 
@@ -75,6 +76,30 @@ def rewrite(request, post_id: int):
     return render(request, "publication/rewrite.html", {
         **_common(post), "history": history, "latest": latest, "editable": editable,
         "draft": latest.text if latest is not None else ""})
+
+
+# The longest draft the live highlight measures (a post is at most a few thousand characters).
+HIGHLIGHT_MAX_CHARS = 20000
+
+
+@login_required
+@require_POST
+def spans(request, post_id: int):
+    """The live highlight of the rewrite page: the runs the draft shares with the post's masked text,
+    measured by the server's own normaliser (publication/spans.py), in characters of the draft."""
+    _require(request)
+    ensure_visible(request.user, post_id)
+    post = Post.objects.filter(pk=post_id).only("pk", "text").first()
+    if post is None:
+        raise Http404(_("No such post."))
+    text = request.POST.get("text", "")
+    if len(text) > HIGHLIGHT_MAX_CHARS:
+        return JsonResponse({"error": _("The draft is too long to measure (at most %(n)s characters).")
+                             % {"n": HIGHLIGHT_MAX_CHARS}}, status=400)
+    longest, segments = highlight_segments(text, original=post.text)
+    threshold = max_shared_span_setting()
+    return JsonResponse({"longest": longest, "threshold": threshold, "searchable": longest >= threshold,
+                         "segments": [{"start": s, "end": e, "length": n} for s, e, n in segments]})
 
 
 @login_required

@@ -84,3 +84,4 @@ def json_dump(shaped) -> str:
 
     return json.dumps({"labels": shaped.labels, "judgments": shaped.judgments, "card": shaped.card_section},
                       ensure_ascii=False, default=str)
+
