@@ -138,10 +138,11 @@ def dataset_overview(labels: dict[str, list[int]]) -> go.Figure:
     return fig
 
 
-def case_steps(steps: list[dict]) -> go.Figure:
+def case_steps(steps: list[dict], dimension: str) -> go.Figure:
     """Prediction before and after each fusion step (grouped bars over the five scores)."""
     fig = go.Figure()
     for step in steps:
         fig.add_bar(x=SCORES, y=step["p"], name=step["name"])
-    fig.update_layout(barmode="group", title=_("Distribution through the fusion cascade"), height=340, yaxis_range=[0, 1])
+    fig.update_layout(barmode="group", height=340, yaxis_range=[0, 1], xaxis_title=_("score"),
+                      title=_("Fusion cascade — %(dimension)s") % {"dimension": _dimension_name(dimension)})
     return fig

@@ -191,37 +191,39 @@ def overview(request):
 
 @login_required
 def case_study(request, post_id: int):
+    """A post through the fusion cascade, read from what the run stored when it scored the post
+    (modeling.services.fusion_traces): the page never loads or runs a model."""
     require_role(request, Role.RESEARCHER)
     ensure_visible(request.user, post_id)  # a researcher who also annotates: blind to their open posts
-    from modeling.maam.astigmatism import CISState, prior_matrix
-    from modeling.maam.train import MAAMModel
-
     post = Post.objects.filter(pk=post_id).first()
     if post is None:
         raise Http404(_("No such post."))
-    prediction = Prediction.objects.filter(post=post).select_related("run").order_by("-created_at").first()
-    run_id = parse_id(request.GET.get("run")) or (prediction.run_id if prediction else None)
-    if run_id is None:
-        return render(request, "calibration/case.html", {"post": post, "run": None})
-    run = _run(int(run_id))
-    model = MAAMModel.load(run.artifact_path)
-    tags = [{"C": post.tone, "I": post.identity, "S": post.stance}] if post.tone and post.identity and post.stance else None
-    predicted = model.predict([post.text], tags=tags)
+    predictions = Prediction.objects.filter(post=post).select_related("run").order_by("-created_at")
+    wanted = parse_id(request.GET.get("run")) if request.GET.get("run") else None
+    if wanted is not None:
+        run = _run(wanted)
+        prediction = predictions.filter(run=run).first()
+    else:
+        prediction = predictions.first()
+        run = prediction.run if prediction else None
+    if prediction is None:
+        return render(request, "calibration/case.html", {"post": post, "run": run, "dims": {}})
     per_dim, figs = {}, {}
-    for d, pred in predicted.items():
-        dm = model.dims[d]
-        steps = [{"name": _("model"), "p": [round(float(v), 4) for v in pred["before"][0]]}]
-        priors_used = []
-        if dm.fusion and pred["states"]:
-            state: CISState = pred["states"][0]
-            # The model's own steps (its prior mode); the prior row each step fused with.
-            for axis, p in zip(dm.fusion.order, pred["steps"]):
-                steps.append({"name": _("after %(axis)s (%(state)s)") % {"axis": axis, "state": _(state.get(axis)) if state.get(axis) else "—"},
-                              "p": [round(float(v), 4) for v in p[0]]})
-                row = prior_matrix(dm.priors, axis, [state], dm.fusion.prior_mode)[0]
-                priors_used.append({"axis": axis, "state": state.get(axis), "q": [round(float(v), 4) for v in row]})
-        per_dim[d] = {"steps": steps, "priors": priors_used, "state": pred["states"][0].as_dict() if pred["states"] else None,
-                      "source": pred["states"][0].source if pred["states"] else None,
-                      "fusion": dm.fusion.to_dict() if dm.fusion else None}
-        figs[d] = _fig_json(figures.case_steps(steps))
-    return render(request, "calibration/case.html", {"post": post, "run": run, "dims": per_dim, "figures": figs})
+    for d in DIMENSIONS:
+        probs = prediction.probabilities.get(d)
+        if not probs:
+            continue
+        trace = probs.get("fusion") or {}
+        steps = [{"name": _("model"), "p": [round(v, 4) for v in probs["before"]]}]
+        for step in trace.get("steps", []):
+            state = step["state"]
+            steps.append({"name": _("after %(axis)s (%(state)s)") % {"axis": step["axis"], "state": _(state) if state else "—"},
+                          "p": [round(v, 4) for v in step["p"]]})
+        priors_used = [{"axis": s["axis"], "state": s["state"], "q": [round(v, 4) for v in s["q"]]}
+                       for s in trace.get("steps", [])]
+        per_dim[d] = {"steps": steps, "priors": priors_used, "state": prediction.cis_state if trace else None,
+                      "source": trace.get("source"), "alphas": trace.get("alphas"),
+                      "traced": bool(trace) or not prediction.cis_state}
+        figs[d] = _fig_json(figures.case_steps(steps, d))
+    return render(request, "calibration/case.html", {"post": post, "run": run, "dims": per_dim, "figures": figs,
+                                                     "prediction": prediction})

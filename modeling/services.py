@@ -11,8 +11,10 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from annotation.models import DIMENSIONS, Post, Release
+from audit.services import audit_event, audit_record
 from annotation.releases.files import post_key
 from annotation.releases.selectors import labelled_posts
 from core.errors import DomainError, NotFound, QueueUnavailable
@@ -155,6 +157,12 @@ def training_run_launch(*, created_by, release_id: int | None, dimensions: list[
         ) for v in variants for s in seeds]
         for run in runs:
             transaction.on_commit(lambda run_id=run.pk: _enqueue_training(run_id))
+        audit_event(actor=created_by, event="run", params={
+            "n": len(runs), "variants": ", ".join(variants), "seeds": ", ".join(map(str, seeds)),
+            "release": release.number if release else "–", "backbone": backbone},
+            what=gettext_noop("Launched %(n)s training runs (%(variants)s; seeds %(seeds)s; %(backbone)s) on release "
+                              "%(release)s"),
+            changes={"runs": (None, ", ".join(str(r.pk) for r in runs))})
     return runs
 
 
@@ -169,11 +177,14 @@ def _enqueue_training(run_id: int) -> None:
     TrainingRun.objects.filter(pk=run_id).update(celery_task_id=result.id or "")
 
 
-def training_run_cancel(*, run_id: int) -> TrainingRun:
+def training_run_cancel(*, run_id: int, by=None) -> TrainingRun:
+    """Cancel a queued or running run; the audit log records who (`by`, else the request's person)."""
+    before = TrainingRun.objects.filter(pk=run_id).values_list("status", flat=True).first()
     if not job_cancel(TrainingRun, run_id):
         raise DomainError(_("Run %(id)s is already %(status)s; nothing to cancel.")
                           % {"id": run_id, "status": TrainingRun.objects.get(pk=run_id).get_status_display().lower()})
     run = TrainingRun.objects.get(pk=run_id)
+    audit_record(actor=by, instances=[run], event="run", changes={"status": (before, run.status)})
     if run.celery_task_id:
         try:
             from chlgbt_site.celery import app
@@ -368,6 +379,7 @@ def _score(job: ScoringJob) -> JobDone:
     posts = _scoring_posts(job)
     tags = [{"C": p.tone, "I": p.identity, "S": p.stance} if p.tone and p.identity and p.stance else None for p in posts]
     predictions = model.predict([p.text for p in posts], tags=tags, progress=progress)
+    traces = fusion_traces(model, predictions)
     rows = []
     for i, post in enumerate(posts):
         probs, labels = {}, {}
@@ -375,6 +387,8 @@ def _score(job: ScoringJob) -> JobDone:
             if d in predictions:
                 before, after = predictions[d]["before"][i], predictions[d]["after"][i]
                 probs[d] = {"before": [round(float(v), 6) for v in before], "after": [round(float(v), 6) for v in after]}
+                if d in traces:
+                    probs[d]["fusion"] = traces[d][i]
                 labels[d] = int(predictions[d]["labels"][i])
         states = next((predictions[d]["states"] for d in predictions if predictions[d]["states"]), None)
         rows.append(Prediction(post=post, run=job.run, explicit=labels.get("explicit"),
@@ -387,6 +401,27 @@ def _score(job: ScoringJob) -> JobDone:
         Prediction.objects.bulk_create(rows, batch_size=2000)
 
     return JobDone(fields={"scored": len(rows), "stage": "done"}, commit=replace_predictions)
+
+
+def fusion_traces(model, predictions: dict) -> dict[str, list[dict]]:
+    """Per dimension and post, the fusion cascade as scored (the case-study page reads it; it never
+    runs a model): each step's axis, the post's state on it, the prior row q fused with (paper eq. p_calib) and
+    the distribution after the step; the alphas and where the state came from."""
+    from .maam.astigmatism import prior_matrix
+
+    out = {}
+    for d, pred in predictions.items():
+        dm = model.dims[d]
+        states = pred["states"]
+        if not (dm.fusion and states and pred["steps"]):
+            continue
+        priors = {axis: prior_matrix(dm.priors, axis, states, dm.fusion.prior_mode) for axis in dm.fusion.order}
+        alphas = [[float(v) for v in a] if isinstance(a, (list, tuple)) else float(a) for a in dm.fusion.alphas]
+        out[d] = [{"steps": [{"axis": axis, "state": states[i].get(axis), "p": [round(float(v), 6) for v in step[i]],
+                              "q": [round(float(v), 6) for v in priors[axis][i]]}
+                             for axis, step in zip(dm.fusion.order, pred["steps"])],
+                   "alphas": alphas, "source": states[i].source} for i in range(len(states))]
+    return out
 
 
 def scoring_job_fail(*, job_id: int, reason: str) -> None:

@@ -146,7 +146,7 @@ def test_fusion_reliability_overview_and_case_figures_carry_their_data():
     assert listed(corr.z) == np.round(np.corrcoef([labels[d] for d in DIMENSIONS]), 3).tolist()
 
     case = _figure(figures.case_steps([{"name": "model", "p": [0.1, 0.2, 0.3, 0.2, 0.2]},
-                                       {"name": "after I (Outgroup)", "p": [0.0, 0.1, 0.3, 0.3, 0.3]}]))
+                                       {"name": "after I (Outgroup)", "p": [0.0, 0.1, 0.3, 0.3, 0.3]}], "implicit"))
     assert [t.name for t in case.data] == ["model", "after I (Outgroup)"]
     assert listed(case.data[1].y) == [0.0, 0.1, 0.3, 0.3, 0.3] and listed(case.data[0].x) == [1, 2, 3, 4, 5]
 
