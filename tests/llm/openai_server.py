@@ -88,7 +88,8 @@ class OpenAIServer:
                     if kind == "500":
                         return self._send(500, {"error": {"message": "internal error"}})
                     if kind == "401":
-                        return self._send(401, {"error": {"message": "invalid api key"}})
+                        message = action[1] if len(action) > 1 else "invalid api key"
+                        return self._send(401, {"error": {"message": message}})
                     if kind == "400":
                         return self._send(400, {"error": {"message": "content refused"}})
                     if kind == "slow":
