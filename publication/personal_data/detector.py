@@ -89,10 +89,14 @@ class Ruleset:
         return self.data.version
 
 
-@lru_cache(maxsize=8)
 def ruleset(extra_dir: str | None = None) -> Ruleset:
     """The rules from the built-in lists plus PERSONAL_DATA_RULES_DIR's (or `extra_dir`'s)."""
-    data = load_rule_data(rules_dir_setting() if extra_dir is None else extra_dir)
+    return _ruleset(rules_dir_setting() if extra_dir is None else extra_dir)
+
+
+@lru_cache(maxsize=8)
+def _ruleset(extra_dir: str) -> Ruleset:
+    data = load_rule_data(extra_dir)
     cues = data.cue_pattern("cues_mobile", "cues_qq", "cues_wechat", "cues_id_card", "cues_bank_card")
     return Ruleset(data=data, rules=build_rules(data), is_public=public_number_check(data),
                    numeral_cue=re.compile(cues, re.IGNORECASE))

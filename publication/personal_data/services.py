@@ -88,6 +88,8 @@ class RescanReport:
     after: Counter = field(default_factory=Counter)
     changed_post_ids: list[int] = field(default_factory=list)
     dry_run: bool = False
+    versions_before: Counter = field(default_factory=Counter)  # rules version -> posts last scanned with it
+    version: str = ""
 
     def kind_changes(self) -> list[tuple[str, int, int]]:
         """(kind, before, after) for every kind whose count changed."""
@@ -116,13 +118,14 @@ def personal_data_rescan(*, batch_name: str | None = None, dry_run: bool = False
         rows = list(posts.select_for_update().values_list("pk", "text", "raw_text"))
         old = {s.post_id: s for s in PersonalDataScan.objects.filter(post_id__in=[pk for pk, _t, _r in rows])}
         results, changed = [], []
-        version = rules_version()
+        version = report.version = rules_version()
         masked = mask_posts([raw for _pk, _text, raw in rows], ner=recogniser)
         for (pk, text, _raw), result in zip(rows, masked):
             report.scanned += 1
             report.after.update(result.counts)
             if pk in old:
                 report.before.update(old[pk].counts)
+                report.versions_before[old[pk].rules_version] += 1
             else:
                 report.first_scans += 1
             if result.text != text:

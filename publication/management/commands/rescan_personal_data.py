@@ -20,6 +20,9 @@ class Command(BaseCommand):
         what = "would change" if report.dry_run else "changed"
         self.stdout.write(f"Rules version {rules_version()}; name recogniser: "
                           f"{recogniser_name() or 'none (the offline default finds no personal names)'}.")
+        if report.versions_before:
+            earlier = ", ".join(f"{v or '-'} ({n} posts)" for v, n in sorted(report.versions_before.items()))
+            self.stdout.write(f"Last scanned with rules version {earlier}; now {report.version}.")
         self.stdout.write(f"Scanned {report.scanned} posts ({report.first_scans} for the first time); "
                           f"{report.texts_changed} texts {what}.")
         for kind, before, after in report.kind_changes():
