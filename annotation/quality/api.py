@@ -22,7 +22,13 @@ from wellbeing.api import QueueGate
 from ..adjudication.rounding import round_half_up
 from ..assignment.selectors import batch_for_annotator
 from ..models import DIMENSIONS, Batch
-from ..visibility import GOLD_HIDDEN_MESSAGE, gold_hidden_from, qualification_gold_withheld, report_visible_to
+from ..visibility import (
+    GOLD_HIDDEN_MESSAGE,
+    gold_hidden_from,
+    qualification_gold_withheld,
+    report_visible_to,
+    run_summary_visible_to,
+)
 from . import selectors, services
 from .serializers import (
     AggregateOut,
@@ -102,9 +108,9 @@ def _stored_report(viewer) -> dict:
     if stored is None:
         import dataclasses
 
-        return {"thresholds": dataclasses.asdict(selectors.alert_thresholds()), "n_judgments": 0,
-                "n_gold_judgments": 0, "n_gold_items": 0, "annotators": [], "alerts": [], "series": {},
-                "computed_at": None, "current": False, "withheld": None}
+        empty = {"thresholds": dataclasses.asdict(selectors.alert_thresholds()), "n_judgments": 0,
+                 "n_gold_judgments": 0, "n_gold_items": 0, "annotators": [], "alerts": [], "series": {}}
+        return {"withheld": None, **report_visible_to(viewer, empty), "computed_at": None, "current": False}
     report = report_visible_to(viewer, stored.report)
     return {"withheld": None, **report, "computed_at": stored.run.finished_at, "current": stored.current}
 
@@ -242,17 +248,26 @@ class QualificationResetApi(APIView):
 class AggregationApi(APIView):
     permission_classes = [IsResearcher]
 
+    @staticmethod
+    def _run(run, viewer) -> dict | None:
+        """A run as `viewer` may see it: its stored report through the visibility policy (issue 30)."""
+        if run is None:
+            return None
+        data = dict(AggregationRunOut(run).data)
+        data["summary"] = run_summary_visible_to(viewer, data["summary"])
+        return data
+
     @extend_schema(responses=AggregationOut)
     def get(self, request):
         latest = selectors.aggregation_latest()
-        return Response(AggregationOut({"latest": latest, "current": selectors.aggregation_is_current(latest),
-                                        "pending": selectors.aggregation_pending()}).data)
+        return Response({"latest": self._run(latest, request.user), "current": selectors.aggregation_is_current(latest),
+                         "pending": self._run(selectors.aggregation_pending(), request.user)})
 
     @extend_schema(request=None, responses={202: AggregationRunOut})
     def post(self, request):
         run = services.aggregation_request(requested_by=request.user)
         run.refresh_from_db()
-        return Response(AggregationRunOut(run).data, status=status.HTTP_202_ACCEPTED)
+        return Response(self._run(run, request.user), status=status.HTTP_202_ACCEPTED)
 
 
 class AggregateListApi(APIView):

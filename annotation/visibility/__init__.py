@@ -64,7 +64,7 @@ from core.permissions import Role, user_has_role
 
 from ..models import Assignment, AssignmentStatus, Batch, Judgment, Post
 from .files import read_contents
-from .quality import report_visible_to  # noqa: F401  (rule 2 for the quality report: issue 30)
+from .quality import report_visible_to, run_summary_visible_to  # noqa: F401  (the quality report: issue 30)
 from .releases import release_file_refusal, release_refusal  # noqa: F401  (a release's admin page, cards: issue 30)
 
 HIDDEN_MESSAGE = _("This post is still waiting in your annotation queue (its batch is open and you have not "

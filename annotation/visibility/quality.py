@@ -52,3 +52,19 @@ def report_visible_to(user, report: dict | None) -> dict | None:
     out["n_gold_judgments"] = None
     out["withheld"] = str(WITHHELD_MESSAGE)
     return out
+
+
+def run_summary_visible_to(user, summary: dict | None) -> dict | None:
+    """A quality run's stored summary (/api/quality/aggregation/) as `user` may see it: the report it
+    holds through `report_visible_to`, and - while gold is hidden from them - without their own entry
+    among the model's per-annotator figures (its counts are of their counted judgments only)."""
+    from . import gold_hidden_from
+
+    if not summary or not gold_hidden_from(user):
+        return summary
+    out = dict(summary)
+    if "report" in out:
+        out["report"] = report_visible_to(user, out["report"])
+    if isinstance(out.get("annotators"), dict):
+        out["annotators"] = {k: v for k, v in out["annotators"].items() if k != str(user.pk)}
+    return out

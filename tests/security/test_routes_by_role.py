@@ -44,7 +44,7 @@ def url_patterns(patterns=None, prefix: str = ""):
 def admin_objects(route: str, w) -> list[str]:
     """The admin object ids worth opening for a model: its rows about the hidden post or the gold item
     (or, for a model about neither, its first row)."""
-    match = re.match(r"admin/(\w+)/(\w+)/<object_id>/", route)
+    match = re.match(r"admin/(\w+)/(\w+)/<(?:\w+:)?object_id>/", route)  # <path:object_id> too (issue 30)
     if not match:
         return [str(w["hidden"].pk)]
     model = apps.get_model(match.group(1), match.group(2))
@@ -54,6 +54,8 @@ def admin_objects(route: str, w) -> list[str]:
         qs = qs.filter(pk__in=[w["hidden"].pk, w["gold"].post_id])
     elif model._meta.label == "annotation.Batch":
         qs = qs.filter(pk__in=[w["batch"].pk, w["old"].pk])
+    elif model._meta.label == "annotation.Release":
+        qs = qs.order_by("pk")  # every release: their diffs and summaries differ
     elif "post" in names:
         qs = qs.filter(post__in=[w["hidden"].pk, w["gold"].post_id])
     elif "judgment" in names:
@@ -67,8 +69,10 @@ def fillings(route: str, names: list[str], w) -> list[dict]:
     """Every combination of values to put in the route's parameters."""
     values = {
         "batch_id": [w["batch"].pk], "post_id": [w["hidden"].pk], "annotator_id": [w["alice"].pk, w["bob"].pk],
-        "judgment_id": [j.pk for j in w["judgments"]], "number": [w["release"].number],
-        "name": sorted(w["release"].manifest), "run_id": [w["run"].pk], "action": ["cancel"],
+        "judgment_id": [j.pk for j in w["judgments"]],
+        "number": [r.number for r in w.get("releases", [w["release"]])],
+        "name": sorted({n for r in w.get("releases", [w["release"]]) for n in r.manifest}),
+        "run_id": [w["run"].pk], "action": ["cancel"],
         "object_id": admin_objects(route, w), "id": [w["alice"].pk],
         "app_label": [c.label for c in apps.get_app_configs()],
         "content_type_id": [ContentType.objects.get_for_model(apps.get_model("annotation", "Post")).pk],
@@ -89,6 +93,18 @@ def json_rows_naming(value, post_id: int) -> bool:
         return any(json_rows_naming(v, post_id) for v in value.values())
     if isinstance(value, list):
         return any(json_rows_naming(v, post_id) for v in value)
+    return False
+
+
+def json_has_gold_series(value) -> bool:
+    """Whether a JSON answer carries a gold-error series with points (issue 30: each point is the time
+    of a gold answer) or a gold answer count."""
+    if isinstance(value, dict):
+        if value.get("gold_error") or value.get("n_gold") is not None or value.get("n_gold_judgments") is not None:
+            return True
+        return any(json_has_gold_series(v) for v in value.values())
+    if isinstance(value, list):
+        return any(json_has_gold_series(v) for v in value)
     return False
 
 
@@ -116,6 +132,12 @@ def leaks(response, w) -> list[str]:
                 found.append(f"a JSON row naming post {w['hidden'].pk}")
         except ValueError:
             pass
+    if response.get("Content-Type", "").startswith("application/json"):
+        try:
+            if json_has_gold_series(json.loads(body)):
+                found.append("a gold-error series")
+        except ValueError:
+            pass
     if response.get("Content-Disposition") and HIDDEN_TEXT.encode() in body:
         found.append("the hidden post's text in a download")
     text = body.decode("utf-8", "replace")
@@ -124,8 +146,33 @@ def leaks(response, w) -> list[str]:
     return found
 
 
+@pytest.fixture
+def walked_world(world):
+    """The world as issue 30's audit walked it: the walker answered a gold item and holds an open
+    claim on the hidden post; a second release changed the hidden post's label (its key in
+    changed_ids, its new label in the data cards' distributions); a quality run stored its report
+    (the gold-error series and figures)."""
+    from django.utils import timezone
+
+    from annotation.models import Assignment, AssignmentStatus, FinalLabel, Judgment
+    from annotation.quality import services
+    from annotation.releases.services import release_publish
+
+    multi, now = world["multi"], timezone.now()
+    Assignment.objects.create(post_id=world["gold"].post_id, annotator=multi, gold_batch=world["batch"],
+                              status=AssignmentStatus.SUBMITTED, assigned_at=now, completed_at=now)
+    Judgment.objects.create(post_id=world["gold"].post_id, annotator=multi, explicit=1, implicit=1, emotional=1,
+                            gold=True)
+    Assignment.objects.create(post=world["hidden"], annotator=multi, status=AssignmentStatus.ASSIGNED, assigned_at=now)
+    FinalLabel.objects.filter(post=world["hidden"]).update(explicit=1)
+    second = release_publish(bootstrap=0)
+    services.aggregation_run_now()
+    return {**world, "releases": [world["release"], second]}
+
+
 @pytest.mark.parametrize("superuser", [False, True], ids=["staff-with-every-view-permission", "superuser"])
-def test_no_route_shows_a_hidden_post_to_a_person_holding_every_role(world, superuser):
+def test_no_route_shows_a_hidden_post_to_a_person_holding_every_role(walked_world, superuser):
+    world = walked_world
     multi = world["multi"]
     if superuser:
         multi.is_superuser = True
@@ -152,18 +199,23 @@ def test_no_route_shows_a_hidden_post_to_a_person_holding_every_role(world, supe
     assert walked > 200 and answered > 100  # the walk reached the pages, not only refusals
 
 
-def test_the_walk_finds_what_it_looks_for(world, make_user):
+def test_the_walk_finds_what_it_looks_for(walked_world, make_user):
     """The same walk's checks, on answers a plain researcher gets: they see the hidden post's data and
     the gold marks, so the checks above can fail."""
+    world = walked_world
     client = client_for(make_user("plain-researcher", role="researcher", is_staff=True, is_superuser=True))
     release = world["release"]
     seen = set()
     for url in (f"/adjudicate/{world['hidden'].pk}/", "/api/quality/aggregates/",
-                f"/quality/annotators/{world['alice'].pk}/",
+                f"/quality/annotators/{world['alice'].pk}/", f"/api/quality/annotators/{world['alice'].pk}/",
+                f"/admin/annotation/release/{world['releases'][1].pk}/change/",
                 *[f"/releases/{release.number}/{name}" for name in release.manifest]):
         seen.update(leaks(client.get(url), world))
     assert {"NOTE-ALICE-5d1f", HIDDEN_EXTERNAL_ID, "a gold mark", "a JSON row naming post %d" % world["hidden"].pk,
-            HIDDEN_TEXT} <= seen
+            HIDDEN_TEXT, "a gold-error series"} <= seen
+    # the route the walk could not open before issue 30 (an admin change page under <path:object_id>)
+    assert admin_objects("admin/annotation/release/<path:object_id>/change/", world) == \
+        [str(r.pk) for r in sorted(world["releases"], key=lambda r: r.pk)]
 
 
 def test_a_number_secret_is_found_where_it_starts_a_number_only():
