@@ -73,3 +73,42 @@ def test_submit_query_budget(grow, api_for):
     # 13: the claim is re-read under the post's lock, and the annotator's progress counter is updated
     # in the same transaction (issue 13), so neither the page nor "next" ever counts judgments.
     assert len(ctx.captured_queries) <= 13, [q["sql"][:80] for q in ctx.captured_queries]
+
+
+# Issue 27: the one-request scoring step, as the annotator page sends it (session, user, wellbeing
+# gate, submit, next, progress), each statement once (docs/hot_path.md lists them; BEGIN/COMMIT not
+# counted). A new rule must fit in these statements, not add its own.
+SCORING_STEP_STATEMENTS = 15
+
+
+def test_the_one_request_scoring_step_query_budget(grow, client):
+    """POST /api/queue/<batch>/submit/ with a session (middleware included): the statements stay
+    within SCORING_STEP_STATEMENTS, and the count does not grow as the batch fills."""
+    import re
+
+    annotators, batch, add, *_ = grow
+    me = annotators[0]
+    client.force_login(me)
+    url = reverse("api:api-queue-submit", args=[batch.id])
+    item = client.post(reverse("api:api-queue-next", args=[batch.id])).json()["item"]
+
+    def step() -> list[str]:
+        nonlocal item
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.post(url, {"item": item, "explicit": 1, "implicit": 2, "emotional": 3},
+                                   content_type="application/json")
+        assert response.status_code == 201, response.content[:300]
+        item = response.json()["next"]["item"]
+        return [q["sql"] for q in ctx.captured_queries
+                if not re.match(r"\s*(BEGIN|COMMIT|SAVEPOINT|RELEASE SAVEPOINT)", q["sql"])]
+
+    step()  # the first submit in a batch also makes the progress row
+    early = step()
+    for _ in range(8):  # the batch fills: the others score through the same services
+        for other in annotators[1:]:
+            claim = services.assignment_next(annotator=other, batch_id=batch.id)
+            services.judgment_submit(annotator=other, post_id=claim.post_id, scores={"explicit": 2, "implicit": 2,
+                                                                                     "emotional": 2})
+    late = step()
+    assert len(early) <= SCORING_STEP_STATEMENTS, early
+    assert len(late) == len(early), (early, late)
