@@ -23,6 +23,7 @@ from modeling.services import lexicon_current
 from . import figures, services
 from .forms import RebuildForm
 from .models import PriorSnapshot
+from .warm import myopia_for
 
 MAX_TRY_CHARS = 500
 
@@ -110,7 +111,7 @@ def token_weights(request):
             raise Http404(_("No such post."))
         text = post.text
     text = text or "月半，骗婚的同性恋谈诚信挺有趣的！"
-    myopia = _myopia(lexicon_current())
+    myopia = myopia_for(lexicon_current())
     results = myopia.weigh_all(text)
     tables = {d: r.to_dict() for d, r in results.items()}
     if request.GET.get("format") == "csv":
@@ -120,19 +121,6 @@ def token_weights(request):
                                     "w_base", "w_adj", "weight", "kept"], "token-weights.csv")
     figs = {d: _fig_json(figures.token_weights(tables[d]["tokens"], d)) for d in DIMENSIONS}
     return render(request, "calibration/weights.html", {"text": text, "post": post, "tables": tables, "figures": figs})
-
-
-_MYOPIA_CACHE: dict = {}
-
-
-def _myopia(lexicon):
-    """One parser per lexicon version: jieba's dictionary loads once per process."""
-    from modeling.maam.myopia import Myopia
-
-    if lexicon.version not in _MYOPIA_CACHE:
-        _MYOPIA_CACHE.clear()
-        _MYOPIA_CACHE[lexicon.version] = Myopia(lexicon=lexicon)
-    return _MYOPIA_CACHE[lexicon.version]
 
 
 def _run(run_id: int) -> TrainingRun:
