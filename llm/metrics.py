@@ -5,7 +5,9 @@ The formulas are MAAM's own (modeling/maam/metrics.py), so both rows of the tabl
 The unparsed rule (docs/llm.md): an answer that cannot be parsed is scored as class 0, which no gold
 label has. It is therefore wrong for accuracy, and a miss (false negative) of its gold class in
 macro-F1, which averages over the classes 1-5 only (class 0 is never a false positive of a real class
-and has no F1 of its own). An unparsable answer can only lower a score, never raise it.
+and has no F1 of its own). An unparsed answer is never counted right: in place of a right answer it
+lowers accuracy and macro-F1; like a wrong answer it costs its gold class's recall, but unlike one it
+adds no false positive to another class.
 No Django here."""
 from __future__ import annotations
 

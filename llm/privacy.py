@@ -84,10 +84,11 @@ def api_key(name: str) -> str:
 
 
 def scrub(text: str, secret: str) -> str:
-    """`text` with every occurrence of the key (and of its first 8+ characters) replaced."""
+    """`text` with every occurrence of the key replaced, and of any run of 8 or more of its first
+    characters (endpoints echo a refused key's start: "sk-abcde****mnop")."""
     if not secret or secret == NO_KEY:
         return text
     text = text.replace(secret, "***")
-    if len(secret) >= 12:
-        text = text.replace(secret[:8], "***")
+    for length in range(len(secret) - 1, 7, -1):
+        text = text.replace(secret[:length], "***")
     return text
