@@ -126,6 +126,7 @@ def test_release_page_and_command_say_identical_and_accept_force(client, make_us
     stdout = StringIO()
     call_command("export_release", str(out), "--bootstrap", "0", stdout=stdout)
     assert "identical to release 2" in stdout.getvalue() and Release.objects.count() == 2
+    assert "add --force to publish a new number anyway" in stdout.getvalue()  # names the flag, not a button
     assert (out / "release.csv").read_bytes() == (Path(Release.objects.get(number=2).directory) / "release.csv").read_bytes()
     call_command("export_release", str(tmp_path / "out2"), "--bootstrap", "0", "--force", stdout=StringIO())
     assert Release.objects.count() == 3

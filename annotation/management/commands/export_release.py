@@ -1,6 +1,7 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from annotation.releases.selectors import release_get
 from annotation.releases.services import ReleaseUnchanged, release_copy, release_publish
@@ -38,7 +39,9 @@ class Command(BaseCommand):
                                               split=opts["split"], folds=opts["folds"],
                                               include_provisional=opts["include_provisional"])
                 except ReleaseUnchanged as exc:
-                    self.stdout.write(self.style.WARNING(f"{exc} Copying release {exc.release.number}."))
+                    self.stdout.write(self.style.WARNING(_(
+                        "%(reason)s Copying release %(number)s instead; add --force to publish a new number anyway.")
+                        % {"reason": exc, "number": exc.release.number}))
                     release = exc.release
             files = release_copy(release=release, outdir=Path(opts["outdir"]))
         except DomainError as exc:
