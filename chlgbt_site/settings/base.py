@@ -149,6 +149,7 @@ AXES_RESET_ON_SUCCESS = False
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"  # shared by every process, the embedded default too
 # axes's admin pages are English only (no zh-Hans catalogue); unlock early with `manage.py axes_reset_username`.
 AXES_ENABLE_ADMIN = False
+AXES_VERBOSE = False  # no "AXES: BEGIN ..." banner on every manage.py command
 # The per-address bucket: with no proxy (the default) the connection's address; behind TRUSTED_PROXY_COUNT
 # reverse proxies, the address the outermost of them saw, read from the right of X-Forwarded-For (what a
 # client writes further left is ignored). Set it only when every request comes through those proxies.
@@ -262,7 +263,9 @@ QUALITY_ALERT_THRESHOLDS = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # An ordinary 4xx (a 403 for a page someone may not see) is one line, not a traceback (core/log_filters.py).
+    "filters": {"client_errors": {"()": "core.log_filters.ClientErrorWithoutTraceback"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["client_errors"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
 
