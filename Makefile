@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test eval bench bench-scaling lint clean loadtest drills screenshots gpu-check
+.PHONY: install run test eval bench bench-scaling lint clean loadtest loadtest-smoke hot-path drills screenshots gpu-check
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -73,6 +73,17 @@ loadtest: $(STAMP)
 	cd bench && ../$(PY) loadtest.py --annotators 50 --duration 60 --json-out loadtest-50.json
 	cd bench && ../$(PY) loadtest.py --annotators 200 --duration 60 --json-out loadtest-200.json
 	cd bench && ../$(PY) loadtest.py --annotators 50 --duration 60 --think 0 0 --json-out loadtest-stress.json
+
+## CI's guard of the scoring step (also part of `make test`): 20 annotators for 15 s against gunicorn +
+## PostgreSQL + Redis; fails on any error, database != acknowledged, or statements / PostgreSQL CPU per step
+## over the budget in tests/test_loadtest_smoke.py.
+loadtest-smoke: $(STAMP)
+	REQUIRE_POSTGRES=1 REQUIRE_REDIS=1 DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test} \
+		TEST_REDIS_URL=$${TEST_REDIS_URL:-redis://127.0.0.1:6379/15} $(PY) -m pytest -q tests/test_loadtest_smoke.py
+
+## Every statement of one scoring step with its plans (3,000 posts, 30 annotators, 80% done, never analysed)
+hot-path: $(STAMP)
+	cd bench && ../$(PY) hot_path.py --json-out hot_path.json
 
 ## next/submit latency on batches of 2,000, 8,120 and 50,000 posts (PostgreSQL) -> table, docs/bench_scaling.png
 bench-scaling: $(STAMP)

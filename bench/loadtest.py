@@ -35,6 +35,8 @@ from locust.env import Environment
 from common import ROOT, SUBMIT_STEP, setup_django, synthetic_posts
 
 PORT = 8766
+DATABASE = "chlgbt_load"
+PROBE = "probe"  # measures the step's statements after the run (its judgments are not the clients')
 BASE = f"http://127.0.0.1:{PORT}"
 PASSWORD = "load-test-password-1"
 RETRIED = (502, 503, 504)
@@ -201,16 +203,57 @@ def cpu_seconds(pids) -> float:
     return total
 
 
-def processes(name: str) -> list[int]:
+def processes(name: str, database: str | None = None) -> list[int]:
+    """Pids of the processes called `name`; with `database`, only PostgreSQL backends serving it
+    (their title names the database), so other work on the machine is not counted."""
     out = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if (entry / "comm").read_text().strip() == name:
-                    out.append(int(entry.name))
+                if (entry / "comm").read_text().strip() != name:
+                    continue
+                if database is not None and f" {database} " not in (entry / "cmdline").read_bytes().replace(
+                        b"\0", b" ").decode(errors="replace"):
+                    continue
+                out.append(int(entry.name))
             except OSError:
                 pass
     return out
+
+
+def step_probe(batch_id: int, username: str, warmup: int = 6, steps: int = 60) -> dict:
+    """One annotator's scoring steps as the server runs them (the real view through Django's test
+    client, middleware included), alone on one connection: the statements of the last step, and the
+    PostgreSQL backend's CPU per step over `steps` steps after `warmup` (prepared statements and
+    their generic plans in place), read from /proc."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import Client
+
+    client = Client(HTTP_HOST="127.0.0.1")
+    client.force_login(get_user_model().objects.get(username=username))
+    item = client.post(f"/api/queue/{batch_id}/next/").json()["item"]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    seen: list[str] = []
+
+    def record(execute, sql, params, many, context):
+        seen.append(sql)
+        return execute(sql, params, many, context)
+
+    cpu0 = None
+    for n in range(warmup + steps):
+        if n == warmup:
+            cpu0 = cpu_seconds([backend])
+        seen.clear()
+        with connection.execute_wrapper(record):
+            response = client.post(f"/api/queue/{batch_id}/submit/", {"item": item, "explicit": 1, "implicit": 2,
+                                                                      "emotional": 3}, content_type="application/json")
+        assert response.status_code == 201, response.content[:300]
+        item = response.json()["next"]["item"]
+        assert item is not None, "the probe ran out of posts: use a larger --posts"
+    return {"statements": list(seen), "postgres_cpu_ms_per_step": round((cpu_seconds([backend]) - cpu0) * 1000 / steps, 2)}
 
 
 def machine_busy() -> tuple[float, float]:
@@ -237,8 +280,11 @@ def main() -> dict:
     parser.add_argument("--posts", type=int, default=3000)
     parser.add_argument("--restart-postgres-at", type=float, default=None)
     parser.add_argument("--json-out")
+    parser.add_argument("--budget", help="a JSON file of limits (statements_per_step, step_postgres_cpu_ms, "
+                        "postgres_cpu_ms_per_judgment, min_judgments): exit 1 when the run exceeds one, has an "
+                        "error or a database that differs from what was acknowledged (make loadtest-smoke)")
     args = parser.parse_args()
-    setup_django(postgres=True, name="chlgbt_load")
+    setup_django(postgres=True, name=DATABASE)
 
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
@@ -253,7 +299,7 @@ def main() -> dict:
                  batch_name="load")
     Shared.batch_id = Batch.objects.get(name="load").id
     Shared.names = [f"ann{i:03d}" for i in range(args.annotators)]
-    for name in Shared.names:
+    for name in [*Shared.names, PROBE]:
         annotator_ensure(username=name)
     for name, role in (("adj1", "adjudicator"), ("adj2", "adjudicator"), ("res", "researcher")):
         get_user_model().objects.create_user(name).groups.add(Group.objects.get(name=role))
@@ -295,7 +341,8 @@ def main() -> dict:
         Shared.retries = 0
         gunicorn_pids = [server.pid] + [int(p) for p in subprocess.run(
             ["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()]
-        postgres_pids = processes("postgres")
+        postgres_pids = processes("postgres", DATABASE)
+        acknowledged0 = len(Shared.acknowledged)
         cpu0 = (self_cpu(), cpu_seconds(gunicorn_pids), cpu_seconds(postgres_pids), machine_busy())
         start = time.perf_counter()
         if args.restart_postgres_at is not None:
@@ -307,8 +354,9 @@ def main() -> dict:
         gevent.sleep(max(0.0, args.duration - (time.perf_counter() - start)))
         gunicorn_pids += [int(p) for p in subprocess.run(
             ["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()]
-        postgres_pids = sorted(set(postgres_pids) | set(processes("postgres")))
+        postgres_pids = sorted(set(postgres_pids) | set(processes("postgres", DATABASE)))
         cpu1 = (self_cpu(), cpu_seconds(set(gunicorn_pids)), cpu_seconds(postgres_pids), machine_busy())
+        judged = len(Shared.acknowledged) - acknowledged0
         wall = time.perf_counter() - start
         runner.stop()  # graceful: waits up to stop_timeout for the tasks in flight
         runner.quit()
@@ -319,11 +367,13 @@ def main() -> dict:
     claims = {(who, post): pk for pk, who, post in Assignment.objects.values_list("pk", "annotator_id", "post_id")}
     stored = {(u, claims[(who, p)]): (e, i, m) for u, who, p, e, i, m in Judgment.objects.values_list(
         "annotator__username", "annotator_id", "post_id", "explicit", "implicit", "emotional")}
+    probe = step_probe(Shared.batch_id, PROBE)  # (after the comparison's read: the probe's judgments are its own)
     capacity = (os.cpu_count() or 1) * wall
     busy = cpu1[3][0] - cpu0[3][0]
     cpu = {"generator_s": round(cpu1[0] - cpu0[0], 1), "gunicorn_s": round(cpu1[1] - cpu0[1], 1),
            "postgres_s": round(cpu1[2] - cpu0[2], 1), "machine_busy_s": round(busy, 1),
            "capacity_s": round(capacity, 1)}
+    cpu["postgres_cpu_ms_per_judgment"] = round(cpu["postgres_s"] * 1000 / max(1, judged), 2)
     cpu["generator_share_of_machine"] = round(cpu["generator_s"] / capacity, 3)
     cpu["generator_share_of_busy"] = round(cpu["generator_s"] / max(busy, 1e-9), 3)
     endpoints = {}
@@ -342,14 +392,44 @@ def main() -> dict:
               "stored_judgments": len(stored), "db_equals_acknowledged": stored == Shared.acknowledged,
               "acknowledged_but_not_stored": sum(1 for k, v in Shared.acknowledged.items() if stored.get(k) != v),
               "stored_but_not_acknowledged": sum(1 for k in stored if k not in Shared.acknowledged),
+              "judgments_in_window": judged, "statements_per_step": len(probe["statements"]),
+              "step_postgres_cpu_ms": probe["postgres_cpu_ms_per_step"], "step_statements": probe["statements"],
               "cpu": cpu, "endpoints": endpoints,
               "failures": {f"{e.method} {e.name}: {e.error}": e.occurrences for e in env.stats.errors.values()},
               "drill": drill}
-    print(json.dumps(result, indent=1))
+    print(json.dumps({k: v for k, v in result.items() if k != "step_statements"}, indent=1))
     if args.json_out:
         with open(args.json_out, "w") as fh:
             json.dump(result, fh, indent=1)
+    if args.budget:
+        over = budget_exceeded(result, json.loads(Path(args.budget).read_text()))
+        for line in over:
+            print(f"OVER BUDGET: {line}", file=sys.stderr)
+        if over:
+            sys.exit(1)
+        print("load test within budget")
     return result
+
+
+def budget_exceeded(result: dict, budget: dict) -> list[str]:
+    """What in `result` breaks `budget` (empty: within it). Errors and lost or unacknowledged
+    judgments are never allowed."""
+    over = []
+    if result["error_rate"] > 0 or result["failures"]:
+        over.append(f"errors: {result['failures']}")
+    if not result["db_equals_acknowledged"]:
+        over.append(f"database != acknowledged ({result['acknowledged_but_not_stored']} acknowledged but not stored, "
+                    f"{result['stored_but_not_acknowledged']} stored but not acknowledged)")
+    if result["judgments_in_window"] < budget.get("min_judgments", 1):
+        over.append(f"only {result['judgments_in_window']} judgments in the window")
+    if result["statements_per_step"] > budget["statements_per_step"]:
+        over.append(f"{result['statements_per_step']} statements per step > {budget['statements_per_step']}")
+    if result["step_postgres_cpu_ms"] > budget["step_postgres_cpu_ms"]:
+        over.append(f"PostgreSQL {result['step_postgres_cpu_ms']} ms CPU per step > {budget['step_postgres_cpu_ms']}")
+    if result["cpu"]["postgres_cpu_ms_per_judgment"] > budget["postgres_cpu_ms_per_judgment"]:
+        over.append(f"PostgreSQL {result['cpu']['postgres_cpu_ms_per_judgment']} ms CPU per judgment (whole load) > "
+                    f"{budget['postgres_cpu_ms_per_judgment']}")
+    return over
 
 
 if __name__ == "__main__":
