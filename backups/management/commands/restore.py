@@ -23,7 +23,7 @@ class Command(BaseCommand):
             manifest = backup_verify(folder=Path(folder))
             if check:
                 self.stdout.write(self.style.SUCCESS(
-                    f"{folder}: intact ({len(manifest['files'])} files match the manifest of "
+                    f"{folder}: intact (the database and {len(manifest['files']) - 1} files match the manifest of "
                     f"{manifest['created_at']})."))
                 return
             if not yes and input(f"Replace the current database and media files with the backup of "
