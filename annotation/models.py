@@ -572,3 +572,6 @@ class AggregateLabel(models.Model):
 
     def confidences(self) -> dict[str, float | None]:
         return {d: getattr(self, f"{d}_confidence") for d in DIMENSIONS}
+
+
+from .importing.models import PostImport  # noqa: E402,F401  (an import running in the background)

@@ -25,3 +25,15 @@ def quality_refresh_task() -> str:
 
     run = quality_refresh()
     return run.status if run else "current"
+
+
+@shared_task(acks_late=True, soft_time_limit=1800, time_limit=1900)
+def post_import_task(job_id: int) -> str:
+    """A post import too large for the upload request (annotation/importing/background.py)."""
+    from .importing.background import post_import_run
+    from .importing.parsers import ImportFailed
+
+    try:
+        return post_import_run(job_id).status
+    except ImportFailed:
+        return "failed"  # recorded on the row with its problems

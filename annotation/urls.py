@@ -13,6 +13,8 @@ urlpatterns = [
     path("annotate/<id:batch_id>/", assignment.annotate, name="annotate"),
     path("annotate/<id:batch_id>/qualification/", quality.qualification, name="qualification"),
     path("posts/upload/", importing.upload, name="upload"),
+    path("posts/upload/<id:job_id>/", importing.upload_job, name="upload-job"),
+    path("posts/upload/<id:job_id>/status/", importing.upload_job_status, name="upload-job-status"),
 ]
 
 api_urlpatterns = [

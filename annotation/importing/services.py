@@ -58,14 +58,15 @@ class ImportResult:
                  "report: /personal-data/).") % {"posts": self.posts_with_personal_data, "kinds": kinds}
 
 
-def read_posts_file(data: bytes, *, filename: str = "") -> tuple[list, list[ImportProblem], str, dict[str, int],
-                                                                 list[ImportProblem]]:
+def read_posts_file(data: bytes, *, filename: str = "", progress=None) -> tuple[list, list[ImportProblem], str,
+                                                                                dict[str, int], list[ImportProblem]]:
     """A posts file (ChLGBT CSV or JSONL) read and parsed, for the post importer and the gold upload:
     (posts, problems, encoding, first line per text hash, skipped rows). A row repeating an earlier
     one exactly - the same text after cleaning, the same labels and id - is left out and reported as
     skipped (the paper's cleaning removes duplicates; ChLGBT's own file holds one); the same text with
     other labels or another id is a conflict, a problem on its line. Problems so far: parse errors
-    and those conflicts. ImportFailed at once for a file over the size limit or not decodable."""
+    and those conflicts. ImportFailed at once for a file over the size limit or not decodable.
+    `progress(done, total)`, when given, hears how far the masking of personal data has gone."""
     if len(data) > settings.IMPORT_MAX_BYTES:
         raise ImportFailed([ImportProblem(0, _("file is %(size)s bytes; the limit is %(limit)s")
                                           % {"size": f"{len(data):,}", "limit": f"{settings.IMPORT_MAX_BYTES:,}"})])
@@ -91,7 +92,7 @@ def read_posts_file(data: bytes, *, filename: str = "") -> tuple[list, list[Impo
                 "(%(here)s here, %(there)s there); keep the right one and remove the other")
                 % {"line": earlier.line, "here": _row_key(post), "there": _row_key(earlier)}))
     if not problems:
-        _mask_personal_data(kept)
+        _mask_personal_data(kept, progress)
     return kept, problems, encoding, seen, skipped
 
 
@@ -101,18 +102,28 @@ def _row_key(post) -> str:
     return f"{labels} {post.external_id!r}" if post.external_id else labels
 
 
-def _mask_personal_data(posts: list) -> None:
+# Posts masked per call when someone is told the progress (a background import's bar).
+MASK_CHUNK = 500
+
+
+def _mask_personal_data(posts: list, progress=None) -> None:
     """Personal data masked before anything is stored (publication/personal_data/): each post's
-    text becomes what annotators see; raw_text keeps the original for researchers."""
+    text becomes what annotators see; raw_text keeps the original for researchers. The name
+    recogniser reads them in batches; `progress(done, total)` hears after each chunk."""
     from publication.personal_data.ner import RecogniserUnavailable
     from publication.personal_data.services import mask_many_for_import
 
-    try:
-        results = mask_many_for_import([post.raw_text for post in posts])  # the name recogniser reads them in batches
-    except RecogniserUnavailable as exc:
-        raise ImportFailed([ImportProblem(0, str(exc))]) from exc
-    for post, result in zip(posts, results):
-        post.text, post.personal_data, post.findings = result.text, result.counts, len(result.findings)
+    chunk = MASK_CHUNK if progress is not None else max(len(posts), 1)
+    for start in range(0, len(posts), chunk):
+        part = posts[start:start + chunk]
+        try:
+            results = mask_many_for_import([post.raw_text for post in part])
+        except RecogniserUnavailable as exc:
+            raise ImportFailed([ImportProblem(0, str(exc))]) from exc
+        for post, result in zip(part, results):
+            post.text, post.personal_data, post.findings = result.text, result.counts, len(result.findings)
+        if progress is not None:
+            progress(start + len(part), len(posts))
 
 
 def _masked(raw: str):
@@ -126,12 +137,13 @@ def _masked(raw: str):
 
 
 def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
-                 batch_name: str | None = None, as_work: bool = False) -> ImportResult:
+                 batch_name: str | None = None, as_work: bool = False, progress=None) -> ImportResult:
     """Parse, validate and write posts; raise ImportFailed (writing nothing) on any problem.
     Posts with their labels (`with_labels`) are reference data, finished already: a batch named
     for them is created locked, so they reach no annotator's queue, and an open batch (annotation
-    work) is refused; `as_work` puts them in the batch as work to be scored all the same."""
-    posts, problems, encoding, seen, skipped = read_posts_file(data, filename=filename)
+    work) is refused; `as_work` puts them in the batch as work to be scored all the same.
+    `progress(done, total)` hears how far the masking, the slow part, has gone (background imports)."""
+    posts, problems, encoding, seen, skipped = read_posts_file(data, filename=filename, progress=progress)
     existing = set(
         Post.objects.filter(text_sha256__in=list(seen)).values_list("text_sha256", flat=True)
     ) if seen else set()

@@ -192,6 +192,9 @@ CONTENT_SECURITY_POLICY = {"DIRECTIVES": {
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 IMPORT_MAX_BYTES = env_int("IMPORT_MAX_BYTES", 50 * 1024 * 1024)
+# An upload this large or larger is imported in the background with a progress bar (masking, names above
+# all, takes about 2-3 ms a post: 200 KB is some 600 posts, about 2 s): annotation/importing/background.py.
+IMPORT_BACKGROUND_BYTES = env_int("IMPORT_BACKGROUND_BYTES", 200_000)
 # A release text sharing an exact span this long with its original post is "searchable" (publication/spans.py).
 RELEASE_MAX_SHARED_SPAN = env_int("RELEASE_MAX_SHARED_SPAN", 15)
 
