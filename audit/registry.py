@@ -16,6 +16,13 @@ KINDS = {
     "takedown": _("Takedown"),
     "erasure": _("Erasure"),
     "role": _("Role change"),
+    # Recorded by their services with audit.services.audit_event (or audit_record on the object):
+    "rewrite": _("Rewrite"),
+    "run": _("Training run"),
+    "llm_run": _("LLM run"),
+    "import": _("Import"),
+    "export": _("Export"),
+    "backup": _("Backup and restore"),
 }
 
 # LogEntry.Action values (auditlog's own labels have no Chinese).
@@ -27,7 +34,8 @@ ACTIONS = {0: _("created"), 1: _("changed"), 2: _("deleted"), 3: _("viewed")}
 PUBLICATION_TAKEDOWN = ("publication", "takedown")
 WATCHED: dict[tuple[str, str], tuple[str, dict]] = {
     ("annotation", "finallabel"): ("adjudication", {}),
-    ("annotation", "release"): ("release", {"exclude_fields": ["manifest", "summary", "diff"]}),
+    # `directory` is a path on the server, not something a researcher reads (the number names the release).
+    ("annotation", "release"): ("release", {"exclude_fields": ["manifest", "summary", "diff", "directory"]}),
     ("annotation", "golditem"): ("gold", {}),
     ("annotation", "workbenchsettings"): ("settings", {}),
     ("annotation", "batchquality"): ("settings", {"m2m_fields": {"qualification_items"}}),

@@ -24,8 +24,10 @@ def audit_log(request):
                                 since=_date(g.get("since")), until=_date(g.get("until")))
     # issue 20: the visibility policy leaves out entries about posts hidden from the reader and about gold
     page = Paginator(log_entries_visible_to(request.user, selectors.entries(flt)), PER_PAGE).get_page(g.get("page"))
+    objects = selectors.current_objects(list(page))
     rows = [{"entry": e, "kind": KINDS.get(selectors.entry_kind(e) or "", ""), "kind_key": selectors.entry_kind(e),
-             "action": ACTIONS.get(e.action, ""), "changes": selectors.entry_changes(e)} for e in page]
+             "action": ACTIONS.get(e.action, ""), "object": selectors.entry_object(e, objects),
+             "changes": selectors.entry_changes(e)} for e in page]
     query = g.copy()
     query.pop("page", None)
     return render(request, "audit/log.html", {"rows": rows, "page": page, "filter": flt, "kinds": KINDS.items(),

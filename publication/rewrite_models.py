@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 REWRITE_PERMISSION = "publication.rewrite_post"
@@ -74,7 +75,8 @@ class Rewrite(models.Model):
         indexes = [models.Index(fields=["status", "post"])]
 
     def __str__(self) -> str:
-        return f"#{self.post_id} v{self.version} ({self.status})"
+        return gettext("Rewrite of post #%(post)s, version %(version)s (%(status)s)") % {
+            "post": self.post_id, "version": self.version, "status": self.get_status_display()}
 
 
 class Takedown(models.Model):
@@ -97,4 +99,4 @@ class Takedown(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"takedown of {self.post_key}"
+        return gettext("Takedown of %(key)s") % {"key": self.post_key}

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from audit.services import audit_event
 
 from publication.personal_data import KINDS
 from publication.personal_data.services import personal_data_record
@@ -193,9 +197,13 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
                 batch_size=2000,
             )
             labelled = len(created)
-    found: Counter = Counter()
-    for p in posts:
-        found.update(p.personal_data or {})
+        found: Counter = Counter()
+        for p in posts:
+            found.update(p.personal_data or {})
+        audit_event(actor=None, event="import", params={"n": len(created), "file": Path(filename).name or "–"},
+                    what=gettext_noop("Imported %(n)s posts from %(file)s"),
+                    changes={"posts": (None, len(created)), "labelled": (None, labelled), "batch": (None, batch_name),
+                             "personal_data": (None, sum(found.values()))})
     return ImportResult(created=len(created), labelled=labelled, batch=batch_name, encoding=encoding, skipped=skipped,
                         personal_data={kind: found[kind] for kind in KINDS if found[kind]},
                         posts_with_personal_data=sum(1 for p in posts if any((p.personal_data or {}).values())),
@@ -270,4 +278,7 @@ key looks like an id and holds no personal data: _key_is_an_id). Creates annotat
             [Judgment(post=posts[r.post_key], annotator=users[r.annotator], **r.scores) for r in rows],
             batch_size=5000,
         )
+        audit_event(actor=None, event="import", params={"n": len(rows), "annotators": len(users)},
+                    what=gettext_noop("Imported %(n)s judgments by %(annotators)s annotators"),
+                    changes={"judgments": (None, len(rows)), "posts": (None, created_posts)})
     return {"judgments": len(rows), "annotators": len(users), "posts_created": created_posts}

@@ -12,9 +12,11 @@ import tempfile
 import threading
 from pathlib import Path
 
+from auditlog.models import LogEntry
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from core.errors import Conflict, DomainError
 
@@ -185,6 +187,10 @@ def release_publish(*, kind: str = "internal", created_by=None, seed: int = 0, b
                              "unfinished": {"left_out": n_unfinished_out, "provisional": n_provisional}},
                     diff=diff, split_seed=seed, kind=kind,
                     split_scheme=scheme, split_folds=n_folds, created_by=created_by)
+                if created_by is not None:
+                    # The log names the publisher the releases page names, whether published from the page,
+                    # the admin, a command or the demo (outside a request auditlog records no one).
+                    LogEntry.objects.get_for_object(release).filter(actor__isnull=True).update(actor=created_by)
         except BaseException:
             if target is not None:
                 shutil.rmtree(target, ignore_errors=True)
@@ -201,4 +207,9 @@ def release_copy(*, release: Release, outdir: Path) -> list[Path]:
         data = release_file_bytes(release, name)
         (outdir / name).write_bytes(data)
         written.append(outdir / name)
+    from audit.services import audit_event
+
+    audit_event(actor=None, event="export", params={"number": release.number, "folder": outdir.name},
+                what=gettext_noop("Exported release %(number)s to a folder %(folder)s"),
+                changes={"files": (None, len(written))})
     return written

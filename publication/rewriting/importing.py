@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from annotation.importing.parsers import ImportFailed, ImportProblem, decode_bytes
 from annotation.importing.services import _post_lookup
@@ -183,6 +184,11 @@ def rewrites_import(data: bytes, *, confirm: bool = False, user=None) -> Rewrite
                 status=RewriteStatus.CONFIRMED if confirm else RewriteStatus.SUBMITTED,
                 confirmer=user if confirm else None, decided_at=now if confirm else None))
         Rewrite.objects.bulk_create(created, batch_size=2000)
+        from audit.services import audit_event
+
+        audit_event(actor=user, event="import", params={"n": len(created)}, changes={"posts": (None, len(created))},
+                    what=gettext_noop("Imported %(n)s rewrites, confirmed") if confirm
+                    else gettext_noop("Imported %(n)s rewrites for confirmation"))
     result.imported = len(created)
     result.confirmed = len(created) if confirm else 0
     return result

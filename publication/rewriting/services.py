@@ -7,6 +7,8 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from audit.services import audit_record
+
 from annotation.models import DIMENSIONS, FinalLabel, Post
 from annotation.visibility import HIDDEN_MESSAGE, is_hidden
 from core.errors import Conflict, DomainError, NotFound
@@ -107,6 +109,8 @@ def rewrite_submit(*, post_id: int, author, text: str | None = None) -> Rewrite:
                             "label it first."))
     latest.status, latest.labels, latest.submitted_at = RewriteStatus.SUBMITTED, labels, timezone.now()
     latest.save(update_fields=["status", "labels", "submitted_at", "updated_at"])
+    audit_record(actor=author, instances=[latest], event="rewrite",
+                 changes={"status": (RewriteStatus.DRAFT, RewriteStatus.SUBMITTED)})
     return latest
 
 
@@ -142,6 +146,8 @@ def rewrite_confirm(*, rewrite_id: int, confirmer, scores: dict | None = None) -
     rewrite.status = RewriteStatus.CONFIRMED if agrees else RewriteStatus.SENT_BACK
     rewrite.confirmer, rewrite.confirmer_scores, rewrite.decided_at = confirmer, scores, timezone.now()
     rewrite.save(update_fields=["status", "confirmer", "confirmer_scores", "decided_at", "updated_at"])
+    audit_record(actor=confirmer, instances=[rewrite], event="rewrite",
+                 changes={"status": (RewriteStatus.SUBMITTED, rewrite.status), "confirmer": (None, confirmer.pk)})
     return rewrite
 
 

@@ -32,6 +32,16 @@ class Command(BaseCommand):
             backup_restore(folder=Path(folder))
         except BackupError as exc:
             raise CommandError(str(exc)) from exc
+        try:  # into the restored database: the log then says when it was put back
+            from django.utils.translation import gettext_noop
+
+            from audit.services import audit_event
+
+            audit_event(actor=None, event="backup", what=gettext_noop("Restored the backup of %(created)s from %(folder)s"),
+                        params={"created": manifest["created_at"], "folder": Path(folder).name},
+                        changes={"files": (None, len(manifest["files"]))})
+        except Exception as exc:  # the restore itself is complete
+            self.stderr.write(self.style.WARNING(f"The restore is complete, but its audit entry could not be written: {exc}"))
         self.stdout.write(self.style.SUCCESS(
             f"Restored the backup of {manifest['created_at']} ({manifest['database']['vendor']}, "
             f"{len(manifest['files']) - 1} files). Run `python manage.py migrate` if this code is newer than the backup."))
