@@ -33,6 +33,11 @@ class PostAdmin(VisibleRowsAdmin):
         fields = super().get_fields(request, obj)
         return fields if user_has_role(request.user, Role.RESEARCHER) else [f for f in fields if f != "raw_text"]
 
+    def get_queryset(self, request):
+        from .visibility import posts_listed_to
+
+        return posts_listed_to(request.user, super().get_queryset(request))  # "no batch" is not the gold list
+
     @admin.display(description=_("text"))
     def short_text(self, obj):
         return obj.text[:60]
@@ -90,7 +95,7 @@ class BatchAdmin(admin.ModelAdmin):
         from .assignment.services import batch_lock
 
         for batch in queryset:
-            batch_lock(batch_id=batch.id)
+            batch_lock(batch_id=batch.id, locked_by=request.user)
 
 
 class RevisionInline(admin.TabularInline):

@@ -16,6 +16,7 @@ KINDS = {
     "takedown": _("Takedown"),
     "erasure": _("Erasure"),
     "role": _("Role change"),
+    "batch": _("Batch lock"),  # annotation.assignment.services.batch_lock (issue 30)
     # Recorded by their services with audit.services.audit_event (or audit_record on the object):
     "rewrite": _("Rewrite"),
     "run": _("Training run"),

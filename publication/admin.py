@@ -30,7 +30,7 @@ class RewriteAdmin(VisibleRowsAdmin):  # a rewrite carries its post's labels: no
 
 
 @admin.register(Takedown)
-class TakedownAdmin(admin.ModelAdmin):
+class TakedownAdmin(VisibleRowsAdmin):  # its post column shows the text: none of a post hidden from the viewer
     list_display = ("post_key", "post", "reason", "requested_by", "created_at", "predictions_dropped")
     fields = ("post", "reason")
     raw_id_fields = ("post",)

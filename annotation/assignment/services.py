@@ -477,9 +477,14 @@ def assignment_skip(*, annotator, post_id: int | None = None, claim_id: int | No
 
 
 @transaction.atomic
-def batch_lock(*, batch_id: int) -> Batch:
+def batch_lock(*, batch_id: int, locked_by=None) -> Batch:
+    """Lock the batch (its judgments become final), recorded in the audit log (issue 30): who (`locked_by`;
+    None: the system or the command line), which batch, when."""
+    from audit.services import audit_record
+
     batch = Batch.objects.select_for_update().get(pk=batch_id)
     if batch.locked_at is None:
         batch.locked_at = timezone.now()
         batch.save(update_fields=["locked_at"])
+        audit_record(actor=locked_by, instances=[batch], event="batch", changes={"locked_at": (None, batch.locked_at)})
     return batch

@@ -35,6 +35,8 @@ The API (small on purpose; docs/decisions.md "One visibility policy"):
   ordinary one.
 - `gold_hidden_from(user)`, `ensure_gold_visible(user)` (403): gold identity (hidden from everyone
   who annotates, and from anyone holding an unanswered gold claim).
+- `posts_listed_to(user, queryset)`: the post admin's rows; no post without a batch (uploaded gold
+  items are the only posts made without one) for someone from whom gold is hidden.
 - `report_visible_to(user, report)` (annotation/visibility/quality.py): the quality report (panel,
   per-annotator page, figures, API) without figures measured on gold answers, nor the viewer's own
   figures, for someone from whom gold is hidden.
@@ -305,6 +307,13 @@ def gold_hidden_from(user) -> bool:
     """Whether gold identity is hidden from `user`: from everyone who annotates, whatever else they are,
     and from anyone still holding an unanswered gold claim (served before they lost the annotator role)."""
     return user_has_role(user, Role.ANNOTATOR) or (user.is_authenticated and open_claims(user, gold=True).exists())
+
+
+def posts_listed_to(user, queryset: QuerySet) -> QuerySet:
+    """A listing of posts (the post admin) less, when gold is hidden from `user`, every post without a
+    batch: uploaded gold items are made without one, so "no batch" would list exactly the gold (issue 30).
+    All of them alike (posts judged outside any batch too), so an absence says nothing about one post."""
+    return queryset.filter(batch__isnull=False) if gold_hidden_from(user) else queryset
 
 
 def ensure_gold_visible(user) -> None:
