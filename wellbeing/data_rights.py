@@ -6,8 +6,8 @@ keeps their judgments, so agreement, final labels and releases (which name annot
 only) do not change. Everything that repeats the username or e-mail elsewhere is rewritten or
 dropped in the same transaction: the audit log (object names, actor e-mail, change values), stored
 quality reports, free text (notes, rationales, takedown reasons), login-throttle records (any case),
-sessions and API tokens. The request itself is logged in the
-audit log (who asked, when, the pseudonym; never the old name).
+sessions and API tokens; their real name in their own judgment notes. The request itself is logged in the
+audit log (who asked, when, the pseudonym, the reason; never the old name, in the reason neither).
 
 `annotator_export`: everything the workbench holds about one annotator, as JSON files in a new folder
 (for access requests). Through the visibility policy (issue 30): while gold is hidden from the person
@@ -128,6 +128,36 @@ def _rewrite_free_text(old: set[str], new: str) -> None:
                     model.objects.filter(pk=pk).update(**{field: rewritten})
 
 
+def _real_name_forms(first: str, last: str) -> set[str]:
+    """The ways a person's real name is written: in either order, with or without a space, and each
+    part of two characters or more (one character, 伟 or J, is part of too many other words)."""
+    first, last = (first or "").strip(), (last or "").strip()
+    forms = {part for part in (first, last) if len(part) >= 2}
+    if first and last:
+        forms |= {f"{first} {last}", f"{last} {first}", f"{last}{first}", f"{first}{last}"}
+    return forms
+
+
+def _rewrite_own_notes(user, names: set[str], new: str) -> None:
+    """Their real name in their own judgment notes and those notes' revisions (issue 30): the notes stay,
+    the name becomes their pseudonymous username. Longest forms first, so "林小明" is not left as "林<new>"."""
+    if not names:
+        return
+    ordered = sorted(names, key=len, reverse=True)
+
+    def scrub(value):
+        for name in ordered:
+            value = _replace(value, {name}, new)
+        return value
+
+    for pk, note in Judgment.objects.filter(annotator=user).exclude(note="").values_list("pk", "note"):
+        if scrub(note) != note:
+            Judgment.objects.filter(pk=pk).update(note=scrub(note))
+    for pk, before, after in JudgmentRevision.objects.filter(judgment__annotator=user).values_list("pk", "old", "new"):
+        if (scrub(before), scrub(after)) != (before, after):
+            JudgmentRevision.objects.filter(pk=pk).update(old=scrub(before), new=scrub(after))
+
+
 @transaction.atomic
 def annotator_erase(*, username: str, requested_by=None, reason: str = "") -> Erasure:
     """Erase one annotator's personal data, keeping their judgments as a pseudonymous annotator's."""
@@ -143,6 +173,7 @@ def annotator_erase(*, username: str, requested_by=None, reason: str = "") -> Er
     if profile is None:  # (an account that never annotated: it still gets a pseudonym to stand behind)
         profile = AnnotatorProfile.objects.create(user=user, pseudonym=f"A-{secrets.token_hex(4).upper()}")
     old = {user.username, user.email} - {""}
+    real_names = _real_name_forms(user.first_name, user.last_name)
     new_username = f"{ERASED_PREFIX}{profile.pseudonym}"
 
     user.username, user.first_name, user.last_name, user.email = new_username, "", "", ""
@@ -204,6 +235,7 @@ def annotator_erase(*, username: str, requested_by=None, reason: str = "") -> Er
                     change_message=_replace(row.change_message, old, new_username))
 
     _rewrite_free_text(old, new_username)
+    _rewrite_own_notes(user, real_names, new_username)
 
     # Stored reports (the quality panel's, agreement) that name annotators.
     for app_label, model_name, field in _REPORT_FIELDS:
@@ -213,7 +245,9 @@ def annotator_erase(*, username: str, requested_by=None, reason: str = "") -> Er
                 model.objects.filter(pk=pk).update(**{field: _replace(value, old, new_username)})
 
     judgments = Judgment.objects.filter(annotator=user).count()
-    audit_record(actor=requested_by, instances=[user], event="erasure", note=reason[:500],
+    # The request's reason is kept, but never the name it may repeat (issue 30): "asked by ann7" -> the pseudonym.
+    audit_record(actor=requested_by, instances=[user], event="erasure", note=_replace(reason, old | real_names,
+                                                                                        new_username)[:500],
                  changes={"username": ("—", new_username), "email": ("—", ""), "password": ("—", "unusable"),
                           "community_member": ("—", None), "is_active": (True, False)})
     return Erasure(user_id=user.pk, pseudonym=profile.pseudonym, username=new_username, judgments=judgments)
