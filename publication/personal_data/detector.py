@@ -83,6 +83,7 @@ class Ruleset:
     rules: tuple[Rule, ...]
     is_public: Callable[[str], bool]
     numeral_cue: re.Pattern
+    needs: tuple[frozenset, ...] = ()  # per rule: characters one of which a text must hold
 
     @property
     def version(self) -> str:
@@ -98,8 +99,9 @@ def ruleset(extra_dir: str | None = None) -> Ruleset:
 def _ruleset(extra_dir: str) -> Ruleset:
     data = load_rule_data(extra_dir)
     cues = data.cue_pattern("cues_mobile", "cues_qq", "cues_wechat", "cues_id_card", "cues_bank_card")
-    return Ruleset(data=data, rules=build_rules(data), is_public=public_number_check(data),
-                   numeral_cue=re.compile(cues, re.IGNORECASE))
+    rules = build_rules(data)
+    return Ruleset(data=data, rules=rules, is_public=public_number_check(data),
+                   numeral_cue=re.compile(cues, re.IGNORECASE), needs=tuple(frozenset(r.needs) for r in rules))
 
 
 def rules_version() -> str:
@@ -129,8 +131,9 @@ def find_personal_data(text: str, *, ner: EntityRecognizer | None = None, rules:
     def free(start: int, end: int) -> bool:
         return all(end <= s or start >= e for s, e in taken)
 
-    for rule in rules.rules:
-        if rule.needs and not any(ch in norm for ch in rule.needs):
+    present = set(norm)
+    for rule, needs in zip(rules.rules, rules.needs):
+        if needs and present.isdisjoint(needs):
             continue
         for match in rule.pattern.finditer(norm):
             has_value = "value" in rule.pattern.groupindex and match.group("value") is not None

@@ -88,7 +88,12 @@ def _build_tables() -> tuple[dict[int, str], str, str]:
                 dropped_match.append(cp)
             if invisible or cat[0] in "SPZ":
                 dropped_search.append(cp)
+    _DROP_TABLE.update(dict.fromkeys(dropped_match))
     return fold, _char_class(dropped_match), _char_class(dropped_search)
+
+
+# Every character the matching view drops, for a C-speed check that a text holds none (str.translate).
+_DROP_TABLE: dict[int, None] = {}
 
 
 def _char_class(cps: list[int]) -> str:
@@ -165,7 +170,8 @@ class Folded:
     def sub(self, pattern: re.Pattern, replace: Callable[[re.Match], str], *, pos: int = 0) -> None:
         """Replace each match of `pattern` by `replace(match)`; every new character stands for the
         original span of the whole match. A no-op (and no map built) when nothing matches."""
-        matches = list(pattern.finditer(self.text, pos))
+        matches = [(m, replace(m)) for m in pattern.finditer(self.text, pos)]
+        matches = [(m, new) for m, new in matches if new != m.group()]  # a no-op changes no map
         if not matches:
             return
         starts, ends = self._maps()
@@ -173,12 +179,11 @@ class Folded:
         new_starts: list[int] = []
         new_ends: list[int] = []
         last = 0
-        for m in matches:
+        for m, new in matches:
             a, b = m.span()
             text_parts.append(self.text[last:a])
             new_starts += starts[last:a]
             new_ends += ends[last:a]
-            new = replace(m)
             if new:
                 if a < b:
                     o_start, o_end = starts[a], ends[b - 1]
@@ -221,7 +226,8 @@ def _domain(match: re.Match) -> str:
 def fold_for_matching(text: str, *, numeral_cue: re.Pattern | None = None) -> Folded:
     """The text the rules read (module docstring), with its map back to `text`."""
     folded = Folded(text.translate(FOLD_TABLE), len(text))
-    folded.sub(DROPPED_WHEN_MATCHING, lambda m: "")
+    if len(folded.text.translate(_DROP_TABLE)) != len(folded.text):
+        folded.sub(DROPPED_WHEN_MATCHING, lambda m: "")
     if any(ch in folded.text for ch in " -‐‑–—−_/·・•.。\t"):
         folded.sub(_DIGIT_SEPARATORS, _separator)
     if numeral_cue is not None:

@@ -143,6 +143,8 @@ class Rule:
 _FILLER = (r"(?:群号?|号码|同号|号|账号|帐号|id|ID|Id)?(?:[ :=]|是|为|搜索|搜|添加|加|我|的|号){0,4}")
 _NOT_DIGIT_BEFORE = r"(?<![0-9])"
 _S = r"[ \-.]?"  # one canonical separator between digits, or none
+DIGITS = "0123456789"
+ALNUM = DIGITS + "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
 _PLATE_LETTERS = "A-HJ-NP-Z"  # plates use no I and no O
 # What comes after a number that is a count, an amount or a date, not an account (帝企鹅 256000 对).
@@ -233,23 +235,23 @@ def build_rules(data: RuleData) -> tuple[Rule, ...]:
                               re.ASCII), validate=_valid_ip, accept=not_version, numeric=True, needs=".:"),
         # A mobile number after a cue, in groups the rule above does not read (138-00-138-000).
         Rule("mobile", re.compile(r"(?<![A-Za-z])(?:" + mobile_cues + r")" + _FILLER + r"(?<![0-9])(?P<value>1" + _S
-                                  + r"[3-9](?:" + _S + r"\d){9})(?!" + _S + r"\d)", flags), numeric=True),
+                                  + r"[3-9](?:" + _S + r"\d){9})(?!" + _S + r"\d)", flags), numeric=True, needs=DIGITS),
         # QQ: the cue before the number, its digits together or in groups (QQ 1234 5678 9, 扣扣：12-345-6789).
         Rule("qq", re.compile(r"(?<![A-Za-z])(?:" + qq_cues + r")" + _FILLER + qq_value, flags), validate=_valid_qq,
-             accept=not_count, numeric=True),
+             accept=not_count, numeric=True, needs=DIGITS),
         # A lone Q or 扣 before a number of a QQ number's shape (Q：12345678, 扣 12345678).
         Rule("qq", re.compile(r"(?<![A-Za-z0-9/])(?:" + qq_lone + r")[ :]?(?P<value>[1-9]\d{5,10})(?![0-9]|\.\d)", flags),
-             accept=not_count, numeric=True),
+             accept=not_count, numeric=True, needs=DIGITS),
         # The cue after the number: 123456789（QQ）, 123456789是我的扣扣.
         Rule("qq", re.compile(r"(?<![0-9A-Za-z])(?P<value>[1-9]\d{4,10})(?:[ (]|是我的|是|我的){0,2}(?:" + qq_cues + r")", flags),
-             numeric=True),
+             numeric=True, needs=DIGITS),
         Rule("wechat", re.compile(r"(?<![A-Za-z])(?:" + wechat_cues + r")" + _FILLER
                                   + r"(?P<value>[A-Za-z][A-Za-z0-9_\-]{5,19}|[1-9](?:" + _S + r"\d){4,10})(?![A-Za-z0-9])"
                                   r"|(?<![A-Za-z0-9_])wxid_[A-Za-z0-9_\-]{4,30}", flags),
-             validate=valid_wechat, accept=not_count, numeric=True),
+             validate=valid_wechat, accept=not_count, numeric=True, needs=ALNUM),
         # A lone v, 微 or 薇 before an ID holding a digit, or before a mobile number.
         Rule("wechat", re.compile(r"(?<![A-Za-z0-9/_\-])(?:" + wechat_lone + r")[ :]?(?P<value>[A-Za-z](?=[A-Za-z0-9_\-]*\d)"
-                                  r"[A-Za-z0-9_\-]{5,19}|1[3-9]\d{9})(?![A-Za-z0-9])", flags), validate=valid_wechat),
+                                  r"[A-Za-z0-9_\-]{5,19}|1[3-9]\d{9})(?![A-Za-z0-9])", flags), validate=valid_wechat, needs=DIGITS),
         Rule("plate", re.compile(f"[{PROVINCES}] ?[{_PLATE_LETTERS}][ ·•・\\-]?"
                                  f"(?:[{_PLATE_LETTERS}0-9]{{4}}[{_PLATE_LETTERS}0-9挂学警港澳]"
                                  f"|[DF][{_PLATE_LETTERS}0-9]\\d{{4}}|\\d{{5}}[DF])(?![A-Za-z0-9])", re.IGNORECASE),
