@@ -21,8 +21,8 @@ XSS = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
 def test_check_deploy_is_clean_with_production_settings():
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "chlgbt_site.settings.production",
            "DJANGO_SECRET_KEY": secrets.token_urlsafe(50), "DJANGO_ALLOWED_HOSTS": "chlgbt.example.org",
-           "CELERY_BROKER_URL": "redis://redis:6379/0"}  # production needs its broker, as docker-compose.yml gives it
-    env.pop("DATABASE_URL", None)
+           "CELERY_BROKER_URL": "redis://redis:6379/0",  # production needs its broker, as docker-compose.yml gives it
+           "DATABASE_URL": "postgres://chlgbt:pw@db.example.org:5432/chlgbt"}  # and its database (never a SQLite fallback)
     result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
                             capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -30,7 +30,8 @@ def test_check_deploy_is_clean_with_production_settings():
 
 
 def test_production_refuses_a_missing_secret_key():
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "chlgbt_site.settings.production"}
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "chlgbt_site.settings.production",
+           "DATABASE_URL": "postgres://chlgbt:pw@db.example.org:5432/chlgbt"}
     env.pop("DJANGO_SECRET_KEY", None)
     result = subprocess.run([sys.executable, "manage.py", "check"], capture_output=True, text=True, env=env)
     assert result.returncode != 0 and "DJANGO_SECRET_KEY" in result.stderr

@@ -184,7 +184,8 @@ def release_publish(*, kind: str = "internal", created_by=None, seed: int = 0, b
                     number=number, content_hash=files.content_hash(contents), directory=str(target),
                     manifest={name: files.sha256(data) for name, data in contents.items()},
                     summary={**files.summary(labels, len(judgments), agreement), **shaped.summary,
-                             "unfinished": {"left_out": n_unfinished_out, "provisional": n_provisional}},
+                             "unfinished": {"left_out": n_unfinished_out, "provisional": n_provisional},
+                             "split": {name: sum(v == name for v in split.values()) for name in files.SPLITS}},
                     diff=diff, split_seed=seed, kind=kind,
                     split_scheme=scheme, split_folds=n_folds, created_by=created_by)
                 if created_by is not None:

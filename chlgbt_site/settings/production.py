@@ -1,5 +1,15 @@
 """Production: secrets and hosts must come from the environment; HTTPS everywhere."""
-from .base import *  # noqa: F401,F403
+import os
+
+# Checked before base.py reads it. No silent SQLite fallback: a db.sqlite3 beside the code would hold the campaign and be lost
+# with the container. SQLite on purpose is still possible, by naming its file.
+if not os.environ.get("DATABASE_URL", "").strip():
+    raise RuntimeError("Set DATABASE_URL to the production database, e.g. "
+                       "postgres://chlgbt:PASSWORD@postgres:5432/chlgbt (docker-compose.yml sets it); production "
+                       "does not fall back to SQLite. To run on SQLite deliberately, name its file: "
+                       "DATABASE_URL=sqlite:////srv/chlgbt/db.sqlite3.")
+
+from .base import *  # noqa: E402,F401,F403
 from chlgbt_site.env import BASE_DIR, env_int, env_str
 from chlgbt_site.env import env_list
 from chlgbt_site.installation_secret import secret_key_weakness

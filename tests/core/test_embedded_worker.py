@@ -91,7 +91,7 @@ AgreementReport.objects.create(bootstrap=50)
 @pytest.mark.parametrize("broker, refused", [("", True), ("redis://127.0.0.1:6379/0", False)])
 def test_production_settings_refuse_the_filesystem_broker(broker, refused):
     env = {**os.environ, "DJANGO_SECRET_KEY": "production-grade-test-key-0123456789-abcdefghijklmnopqrstuvwxyz",
-           "DJANGO_ALLOWED_HOSTS": "chlgbt.example.org", "CELERY_BROKER_URL": broker}
+           "DJANGO_ALLOWED_HOSTS": "chlgbt.example.org", "CELERY_BROKER_URL": broker, "DATABASE_URL": "postgres://chlgbt:pw@db.example.org:5432/chlgbt"}
     out = subprocess.run([sys.executable, "-c", "import chlgbt_site.settings.production"], cwd=ROOT, env=env,
                          capture_output=True, text=True)
     assert (out.returncode != 0) == refused, out.stderr[-2000:]

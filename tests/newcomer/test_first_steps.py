@@ -35,7 +35,8 @@ def test_a_start_prints_no_staticfiles_warning_and_serves_static_files(debug):
 
 def test_production_still_collects_into_staticfiles():
     env = {**os.environ, "DJANGO_SECRET_KEY": "x" * 10 + "Kq8#zR2!vL9@pT4$wN7%yB1^" * 2,
-           "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0", "DJANGO_ALLOWED_HOSTS": "chlgbt.example.org"}
+           "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0", "DJANGO_ALLOWED_HOSTS": "chlgbt.example.org",
+           "DATABASE_URL": "postgres://chlgbt:pw@db.example.org:5432/chlgbt"}
     out = subprocess.run([sys.executable, "-c", "import chlgbt_site.settings.production as s; print(s.STATIC_ROOT)"],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr[-2000:]

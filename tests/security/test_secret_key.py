@@ -69,7 +69,8 @@ def test_an_empty_key_file_is_an_error_that_says_what_to_do(tmp_path):
     ("short-but-random-Xy7", True), ("x" * 60, True), (secrets.token_urlsafe(50), False)])
 def test_production_refuses_a_weak_or_missing_secret_key(key, refused):
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "chlgbt_site.settings.production",
-           "DJANGO_ALLOWED_HOSTS": "chlgbt.example.org", "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0"}
+           "DJANGO_ALLOWED_HOSTS": "chlgbt.example.org", "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+           "DATABASE_URL": "postgres://chlgbt:pw@db.example.org:5432/chlgbt"}
     env.pop("DJANGO_SECRET_KEY", None)
     if key is not None:
         env["DJANGO_SECRET_KEY"] = key

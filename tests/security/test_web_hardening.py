@@ -39,7 +39,8 @@ def test_the_api_schema_needs_a_login(make_user):
 
 @pytest.mark.parametrize("hosts, refused", [(None, True), ("", True), (" , ", True), ("chlgbt.example.org", False)])
 def test_production_refuses_to_start_without_allowed_hosts(hosts, refused):
-    env = {**os.environ, "DJANGO_SECRET_KEY": secrets.token_urlsafe(50), "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0"}
+    env = {**os.environ, "DJANGO_SECRET_KEY": secrets.token_urlsafe(50), "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+           "DATABASE_URL": "postgres://chlgbt:pw@db.example.org:5432/chlgbt"}
     env.pop("DJANGO_ALLOWED_HOSTS", None)
     if hosts is not None:
         env["DJANGO_ALLOWED_HOSTS"] = hosts
