@@ -83,15 +83,13 @@ class LocalChatModel:
                     common += 1
                 sequences.append(full)
                 starts.append(max(common, 1))
-            width = max(len(s) for s in sequences)
-            pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-            ids = torch.tensor([s + [pad] * (width - len(s)) for s in sequences], device=self.device)
-            mask = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in sequences], device=self.device)
-            logits = self.model(input_ids=ids, attention_mask=mask).logits.float()
-            logprobs = torch.log_softmax(logits, dim=-1)
-            scores = []
-            for row, (seq, start) in enumerate(zip(sequences, starts)):
-                scores.append(sum(float(logprobs[row, t - 1, seq[t]]) for t in range(start, len(seq))))
+            if all(len(seq) == len(base) + 1 and seq[:-1] == base for seq in sequences):
+                # Each answer is one token after the prefix: one forward pass scores all five.
+                logits = self.model(input_ids=torch.tensor([base], device=self.device)).logits[0, -1].float()
+                logprobs = torch.log_softmax(logits, dim=-1)
+                scores = [float(logprobs[seq[-1]]) for seq in sequences]
+            else:
+                scores = self._continuations(sequences, starts)
             top = max(scores)
             weights = [math.exp(s - top) for s in scores]
             total = sum(weights)
@@ -101,6 +99,17 @@ class LocalChatModel:
         text = "{" + ", ".join(f"”{PAPER_KEYS[d]}“: {chosen[d]}" for d in DIMENSIONS) + "}"
         return Completion(text=text, prompt_tokens=len(self._ids(prompt)), completion_tokens=0,
                           model="local", probabilities=probabilities)
+
+    def _continuations(self, sequences: list[list[int]], starts: list[int]) -> list[float]:
+        """Log-likelihood of each sequence's tokens from its start on (answers of several tokens)."""
+        torch = self._torch
+        width = max(len(s) for s in sequences)
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        ids = torch.tensor([s + [pad] * (width - len(s)) for s in sequences], device=self.device)
+        mask = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in sequences], device=self.device)
+        logprobs = torch.log_softmax(self.model(input_ids=ids, attention_mask=mask).logits.float(), dim=-1)
+        return [sum(float(logprobs[row, t - 1, seq[t]]) for t in range(start, len(seq)))
+                for row, (seq, start) in enumerate(zip(sequences, starts))]
 
     def _generate(self, prompt: str, *, temperature: float, seed: int | None, max_tokens: int) -> Completion:
         torch = self._torch
