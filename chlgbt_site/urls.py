@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from annotation import views as annotation_views
 from annotation.urls import api_urlpatterns as annotation_api
+from core.password_throttle import admin_password_change
 from modeling.urls import api_urlpatterns as modeling_api
 from wellbeing.urls import api_urlpatterns as wellbeing_api
 
@@ -20,6 +21,8 @@ urlpatterns = [
     # Throttled by django-axes, as /admin/login/ is (core/login_throttle.py).
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Throttled like a login: it checks the current password (core/password_throttle.py).
+    path("admin/password_change/", admin.site.admin_view(admin_password_change)),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the header's language switch
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
