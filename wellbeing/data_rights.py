@@ -110,13 +110,31 @@ def _mentions(value: Any, old: set[str]) -> bool:
     return any(word and word.lower() in text.lower() for word in old)
 
 
+def _job_text_fields() -> list[tuple[Any, tuple[str, ...]]]:
+    """Every background job's text and JSON columns (core.jobs.Job rows: errors, parameters, results,
+    prompts and answers), which may carry a name someone typed or a job copied."""
+    from core.jobs import Job
+
+    out = []
+    for model in apps.get_models():
+        if not issubclass(model, Job) or model._meta.abstract:
+            continue
+        fields = tuple(f.name for f in model._meta.concrete_fields
+                       if f.get_internal_type() in ("TextField", "CharField", "JSONField") and not f.choices
+                       and not f.primary_key and not f.is_relation)
+        if fields:
+            out.append((model, fields))
+    return out
+
+
 def _rewrite_free_text(old: set[str], new: str) -> None:
     """Free text people typed that may name the account: judgment notes and their revisions,
-    adjudication rationales, takedown reasons (update(): no signal, no new audit entry)."""
-    from publication.models import Takedown
+    adjudication rationales, takedown reasons, rewrites of posts, and background jobs' payloads
+    (update(): no signal, no new audit entry)."""
+    from publication.models import Rewrite, Takedown
 
     for model, fields in ((Judgment, ("note",)), (JudgmentRevision, ("old", "new")), (FinalLabel, ("rationale",)),
-                          (Takedown, ("reason",))):
+                          (Takedown, ("reason",)), (Rewrite, ("text",)), *_job_text_fields()):
         for field in fields:
             lookup = Q()
             for word in old:  # (JSON columns may hold the name \u-escaped)
