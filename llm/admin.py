@@ -65,6 +65,11 @@ class LLMRunAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
+    def has_delete_permission(self, request, obj=None):
+        """A run is the record of what was sent where; and its deletion page would list its answers by
+        post key, those of posts hidden from the viewer included (tests/security)."""
+        return False
+
     @admin.display(description=gettext_lazy("progress"))
     def progress(self, obj):
         return format_html('<a href="{}">{}% {}</a>', reverse("llm:run", args=[obj.pk]), obj.percent, obj.stage_display)

@@ -15,11 +15,13 @@ RATIONALE = "RATIONALE-SECRET-4b7c"
 AGGREGATE_CONFIDENCE = 0.271828
 PREDICTION_PROBABILITY = 0.314159
 GOLD_TEXT = "金标帖子 G7-GOLD-TEXT"
+LLM_ANSWER = "LLM-ANSWER-SECRET-6f2a"  # an LLM run's raw answer about the hidden post (kept as a rater)
 
 
 def secrets() -> tuple[str, ...]:
     """Strings that must appear in nothing the hidden post's blind viewer receives."""
-    return (HIDDEN_EXTERNAL_ID, *NOTES, RATIONALE, str(AGGREGATE_CONFIDENCE)[:6], str(PREDICTION_PROBABILITY)[:6])
+    return (HIDDEN_EXTERNAL_ID, *NOTES, RATIONALE, str(AGGREGATE_CONFIDENCE)[:6], str(PREDICTION_PROBABILITY)[:6],
+            LLM_ANSWER)
 
 
 @pytest.fixture
@@ -86,8 +88,19 @@ def world(make_annotators, make_batch, make_user, roles, settings, tmp_path):
     Prediction.objects.create(post=hidden, run=training, explicit=5,
                               probabilities={"explicit": {"before": [PREDICTION_PROBABILITY] * 5,
                                                           "after": [PREDICTION_PROBABILITY] * 5}})
+    # An LLM run kept as a rater and in the aggregation, with a raw answer about the hidden post (issue 28).
+    from llm.models import LLMAnswer, LLMRun, PromptTemplate
+
+    template = PromptTemplate.objects.order_by("id").first()
+    llm_run = LLMRun.objects.create(release=release, template=template, template_text=template.text,
+                                    endpoint="http://127.0.0.1:9/v1", model_name="fake-llm", runs=1,
+                                    status=JobStatus.SUCCEEDED, rater_enabled=True, rater_in_aggregation=True)
+    LLMAnswer.objects.create(run=llm_run, run_index=0, post=hidden, post_key=HIDDEN_EXTERNAL_ID,
+                             gold={"explicit": 5, "implicit": 4, "emotional": 5}, answer=LLM_ANSWER, parsed=True,
+                             explicit=5, implicit=4, emotional=5, cache_key="k" * 64)
     return {"alice": alice, "bob": bob, "multi": multi, "adjudicator": adjudicator, "batch": batch, "old": old,
-            "hidden": hidden, "judgments": judgments, "gold": gold, "release": release, "run": training}
+            "hidden": hidden, "judgments": judgments, "gold": gold, "release": release, "run": training,
+            "llm_run": llm_run}
 
 
 def client_for(user) -> Client:
