@@ -16,3 +16,9 @@ class CoreConfig(AppConfig):
 
         converters.register()
         connection_created.connect(register_sqlite_function, dispatch_uid="core-immutable-sqlite-function")
+
+        from django.contrib import admin
+
+        from .admin_guard import guard_changelists
+
+        guard_changelists(admin.site)  # (the admin app, listed first, has registered every model by now)

@@ -2,6 +2,7 @@
 from django.urls import register_converter
 
 BIGINT_MAX = 2**63 - 1  # the largest value of a 64-bit integer column (BigAutoField, bigint)
+ID_MAX = 10**18 - 1  # the largest id a path takes (IdConverter: 18 digits), under BIGINT_MAX
 
 
 class IdConverter:
@@ -23,9 +24,10 @@ def register() -> None:
 def parse_id(value) -> int | None:
     """A query-string id, or None when it is not one (never an exception, never an overflow): ASCII
     digits only (str.isdigit also takes "²" and full-width digits, which int() then refuses), at most
-    the largest 64-bit integer a database column holds."""
+    18 digits (ID_MAX), as a path id: a query-string id that a page redirects to a path with must fit
+    the path's converter (issue 30: /calibration/?post= with 19 digits raised NoReverseMatch), and it
+    stays under the largest 64-bit integer a database column holds."""
     text = str(value if value is not None else "").strip()
-    if not (text.isascii() and text.isdigit()) or len(text) > len(str(BIGINT_MAX)):
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(ID_MAX)):
         return None
-    number = int(text)
-    return number if number <= BIGINT_MAX else None
+    return int(text)

@@ -1,6 +1,8 @@
 """Fuzzing the importers and the API payloads: nothing crashes, nothing is half-written."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -125,3 +127,103 @@ def test_api_payloads_never_500(annotator_client, valid, hostile, for_the_claime
         assert Assignment.objects.get(pk=payload["item"]).status == "skipped"
     else:
         assert state() == before, payload
+
+
+# --- Issue 30: every route's query parameters and every admin list filter, with out-of-range values ----
+
+OUT_OF_RANGE = [str(2**63), str(2**64), str(10**18), "-" + str(2**63), "9" * 40, "-1", "1e309", "NaN", "²", "１２"]
+# What pages, the API and the admin read from query strings (ids, paging, times, formats, admin's own).
+QUERY_PARAMETERS = ["post", "batch", "annotator", "run", "ids", "snapshot", "compare", "after", "limit", "offset",
+                    "since", "until", "page", "format", "disagreeing", "kind", "status", "release", "number", "user",
+                    "q", "o", "p", "e", "id", "pk", "_to_field", "_popup", "_changelist_filters"]
+
+
+@pytest.fixture
+def fuzz_world(make_annotators, make_batch, make_user, roles):
+    from annotation.assignment import services
+    from annotation.models import Judgment
+    from annotation.releases.services import release_publish
+
+    a1, a2 = make_annotators(2)
+    batch = make_batch(n_posts=3, k=2, annotators=[a1, a2])
+    for post in batch.posts.all():
+        for who in (a1, a2):
+            Judgment.objects.create(post=post, annotator=who, explicit=2, implicit=3, emotional=2)
+    services.batch_lock(batch_id=batch.pk)
+    release = release_publish(bootstrap=0)
+    root = make_user("fuzz-root", is_staff=True, is_superuser=True)
+    root.groups.add(*roles.values())
+    return {"batch": batch, "post": batch.posts.first(), "annotator": a1, "judgment": Judgment.objects.first(),
+            "release": release, "root": root}
+
+
+def _route_urls(w) -> list[str]:
+    """One URL per pattern the resolver knows, its parameters filled with rows that exist."""
+    from django.apps import apps
+
+    from tests.security.test_routes_by_role import _PARAM, url_patterns
+
+    values = {"batch_id": w["batch"].pk, "post_id": w["post"].pk, "annotator_id": w["annotator"].pk,
+              "judgment_id": w["judgment"].pk, "number": w["release"].number, "name": "release.csv", "run_id": 1,
+              "action": "cancel", "id": w["annotator"].pk, "app_label": "annotation", "url": "annotation/x/",
+              "content_type_id": 1}
+    urls = []
+    for route, _names in url_patterns():
+        if route.startswith(("accounts/logout/", "admin/logout/")):
+            continue
+        match = re.match(r"admin/(\w+)/(\w+)/<(?:\w+:)?object_id>/", route)
+        filling = dict(values)
+        if match:
+            row = apps.get_model(match.group(1), match.group(2))._default_manager.order_by("pk").first()
+            filling["object_id"] = row.pk if row is not None else 1
+        urls.append("/" + _PARAM.sub(lambda m, f=filling: str(f.get(m.group(2), w["post"].pk)), route))
+    return urls
+
+
+def _admin_filters() -> list[tuple[str, str]]:
+    """(changelist URL, parameter) for every registered model: each concrete field as a plain filter
+    (?field=), its exact and id forms, and the model's list filters."""
+    from django.contrib import admin
+
+    out = []
+    for model, model_admin in admin.site._registry.items():
+        url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
+        names = set()
+        for field in model._meta.concrete_fields:
+            names |= {field.name, f"{field.name}__exact", f"{field.name}__gte"}
+            if field.is_relation:
+                names |= {f"{field.name}__id__exact", f"{field.name}__pk", f"{field.name}_id"}
+        for item in model_admin.list_filter:
+            if isinstance(item, str):
+                names |= {item, f"{item}__exact", f"{item}__id__exact"}
+            elif isinstance(item, type) and getattr(item, "parameter_name", None):
+                names.add(item.parameter_name)
+        out += [(url, name) for name in sorted(names)]
+    return out
+
+
+def test_no_route_nor_admin_filter_answers_500_to_out_of_range_values(fuzz_world, capsys):
+    """Issue 30: every URL pattern with every query parameter the site reads set to an out-of-range or odd
+    number, and every admin list with each of its fields and list filters set to one: no 500.
+    (19-digit /calibration/?post= raised NoReverseMatch; ?batch=2**63 on the admin lists OverflowError.)"""
+    from django.test import Client
+
+    client = Client(raise_request_exception=False)
+    client.force_login(fuzz_world["root"])
+    requests, errors = 0, []
+    for url in _route_urls(fuzz_world):
+        for value in OUT_OF_RANGE:
+            response = client.get(url, {name: value for name in QUERY_PARAMETERS})
+            requests += 1
+            if response.status_code >= 500:
+                errors.append((url, "every parameter", value, response.status_code))
+        client.force_login(fuzz_world["root"])
+    for url, name in _admin_filters():
+        for value in (str(2**63), str(10**18), "-" + str(2**64), "9" * 40):
+            response = client.get(url, {name: value})
+            requests += 1
+            if response.status_code >= 500:
+                errors.append((url, name, value, response.status_code))
+    with capsys.disabled():
+        print(f"\nfuzz (issue 30): {requests} requests, {len(errors)} answered 500")
+    assert requests > 3000 and errors == [], "\n".join(map(str, errors[:50]))

@@ -133,20 +133,23 @@ ARTIFACT_ROOT = env_str("ARTIFACT_ROOT", str(BASE_DIR / "artifacts"))
 BACKUP_SIGNING_KEY = env_str("BACKUP_SIGNING_KEY")
 BACKUP_SIGNING_KEY_FILE = env_str("BACKUP_SIGNING_KEY_FILE", str(BASE_DIR / "var" / "backup_signing_key"))
 
-# Login throttle (django-axes, core/login_throttle.py) on every login view, /admin/login/ included:
-# LOGIN_FAILURE_LIMIT failures for one account (its name NFKC-normalised) or from one address lock that
-# account or address out for LOGIN_FAILURE_WINDOW_SECONDS after the last failure, whatever the password.
+# Login throttle (django-axes, core/login_throttle.py) on every login view, /admin/login/ included, for
+# LOGIN_FAILURE_WINDOW_SECONDS after the last failure, whatever the password: LOGIN_FAILURE_LIMIT failures
+# for one (account, address) pair or from one address lock that pair or address; an account alone (its name
+# NFKC-normalised, failures from every address added up) only after LOGIN_ACCOUNT_FAILURE_LIMIT, so nobody
+# elsewhere locks a person out with a few guesses (issue 30).
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_ACCOUNT_FAILURE_LIMIT = env_int("LOGIN_ACCOUNT_FAILURE_LIMIT", 50)
 LOGIN_FAILURE_WINDOW_SECONDS = env_int("LOGIN_FAILURE_WINDOW_SECONDS", 900)
 AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
 AXES_COOLOFF_TIME = timedelta(seconds=LOGIN_FAILURE_WINDOW_SECONDS)
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address", "username"]  # each its own limit: the handler
 AXES_USERNAME_CALLABLE = "core.login_throttle.lockout_username"
 AXES_LOCKOUT_CALLABLE = "core.login_throttle.lockout_response"
 # A success does not wipe the failures: it would also wipe the failures its address made against other
 # accounts, so alternating guesses with one's own login would never be locked out.
 AXES_RESET_ON_SUCCESS = False
-AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"  # shared by every process, the embedded default too
+AXES_HANDLER = "core.login_throttle.ThrottleHandler"  # axes' database handler: shared by every process, the embedded default too
 # axes's admin pages are English only (no zh-Hans catalogue); unlock early with `manage.py axes_reset_username`.
 AXES_ENABLE_ADMIN = False
 AXES_VERBOSE = False  # no "AXES: BEGIN ..." banner on every manage.py command

@@ -1,6 +1,8 @@
 """Finding 8 (issue 20): every login view, /admin/login/ included, is throttled by django-axes after the same
 number of failures; the per-account key is NFKC-normalised as Django normalises usernames; behind a proxy
-the per-address bucket reads X-Forwarded-For only when a trusted proxy is configured."""
+the per-address bucket reads X-Forwarded-For only when a trusted proxy is configured. Issue 30: the
+(account, address) pair and the address lock after LOGIN_FAILURE_LIMIT, the account alone only after
+LOGIN_ACCOUNT_FAILURE_LIMIT."""
 from __future__ import annotations
 
 import json
@@ -57,13 +59,30 @@ def test_a_correct_password_before_the_limit_logs_in(make_user, settings):
 def test_a_full_width_username_variant_shares_the_account_budget(make_user, settings):
     make_user("researcher", role="researcher", is_staff=True)
     variants = ["researcher", "ｒｅｓｅａｒｃｈｅｒ", "RESEARCHER", " researcher", "ｒｅｓｅａｒｃｈｅｒ"]
-    limit = settings.LOGIN_FAILURE_LIMIT
+    limit = settings.LOGIN_ACCOUNT_FAILURE_LIMIT  # the account alone (issue 30: far later than the pair)
     names = [variants[i % len(variants)] for i in range(limit)]
     # Each attempt from its own address, so only the per-account bucket can add up.
     statuses = [_post(Client(REMOTE_ADDR=f"8.8.4.{i}"), LOGIN_VIEWS[i % 2], name, "wrong-password").status_code
                 for i, name in enumerate(names)]
     assert statuses == [200] * (limit - 1) + [429]
     assert _post(Client(REMOTE_ADDR="8.8.4.200"), "/accounts/login/", "researcher", PASSWORD).status_code == 429
+
+
+@pytest.mark.parametrize("superuser", [False, True])
+def test_five_failures_elsewhere_do_not_lock_the_account_out(make_user, settings, superuser):
+    """Issue 30: five wrong guesses by anyone locked any account, superusers included, from every address.
+    Now the (account, address) pair is locked after LOGIN_FAILURE_LIMIT failures; the account alone only
+    after LOGIN_ACCOUNT_FAILURE_LIMIT, far more."""
+    assert settings.LOGIN_ACCOUNT_FAILURE_LIMIT >= 10 * settings.LOGIN_FAILURE_LIMIT
+    make_user("owner", role="researcher", is_staff=True, is_superuser=superuser)
+    attacker = Client(REMOTE_ADDR="203.0.113.66")
+    statuses = [_post(attacker, "/admin/login/", "owner", "guess").status_code
+                for _ in range(settings.LOGIN_FAILURE_LIMIT)]
+    assert statuses == [200] * (settings.LOGIN_FAILURE_LIMIT - 1) + [429]
+    assert _post(attacker, "/admin/login/", "owner", PASSWORD).status_code == 429  # the pair stays locked
+    owner = Client(REMOTE_ADDR="198.51.100.7")
+    response = _post(owner, "/accounts/login/", "owner", PASSWORD)
+    assert response.status_code == 302 and owner.session.get("_auth_user_id")
 
 
 def test_one_address_is_locked_out_across_accounts(make_user, settings):
