@@ -8,6 +8,7 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from annotation.models import Release
+from audit.services import audit_record
 from core.errors import DomainError, NotFound
 from core.jobs import TRANSIENT_ERRORS, job_cancel, job_fail, job_run, jobs_fail_lost
 
@@ -192,6 +193,13 @@ def llm_run_launch(*, created_by, release_id: int, endpoint: str, model_name: st
             estimate=estimate, progress_total=estimate["requests"], created_by=created_by, rerun_of=rerun_of)
         if enqueue:
             transaction.on_commit(lambda: _enqueue(run.pk, gpu=backend == Backend.LOCAL))
+        from auditlog.models import LogEntry
+
+        audit_record(actor=created_by, instances=[run], event="llm_run", action=LogEntry.Action.CREATE, changes={
+            "release": (None, release.number), "model_name": (None, run.model_name), "endpoint": (None, run.endpoint),
+            "backend": (None, run.backend), "shots": (None, shots), "runs": (None, runs), "seed": (None, seed),
+            "temperature": (None, temperature), "template": (None, str(template)),
+            "api_key_env": (None, api_key_env), "rerun_of": (None, rerun_of.pk if rerun_of else None)})
     return run
 
 
@@ -206,7 +214,9 @@ def _enqueue(run_id: int, *, gpu: bool) -> None:
     LLMRun.objects.filter(pk=run_id).update(celery_task_id=result.id or "")
 
 
-def llm_run_cancel(*, run_id: int) -> LLMRun:
+def llm_run_cancel(*, run_id: int, by=None) -> LLMRun:
+    """Cancel a queued or running LLM run; the audit log records who (`by`, else the request's person)."""
+    before = LLMRun.objects.filter(pk=run_id).values_list("status", flat=True).first()
     if not job_cancel(LLMRun, run_id):
         run = LLMRun.objects.filter(pk=run_id).first()
         if run is None:
@@ -214,6 +224,7 @@ def llm_run_cancel(*, run_id: int) -> LLMRun:
         raise DomainError(_("LLM run %(id)s is already %(status)s; nothing to cancel.")
                           % {"id": run_id, "status": run.get_status_display().lower()})
     run = LLMRun.objects.get(pk=run_id)
+    audit_record(actor=by, instances=[run], event="llm_run", changes={"status": (before, run.status)})
     if run.celery_task_id:
         try:
             from chlgbt_site.celery import app

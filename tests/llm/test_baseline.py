@@ -54,8 +54,10 @@ def run_command(release, server, tmp_path: Path, *extra: str, name: str = "out.j
 
 
 def table_dump() -> str:
+    from auditlog.models import LogEntry
+
     rows = []
-    for model in (LLMRun, LLMAnswer, LLMRunScore, LLMResponseCache, PromptTemplate):
+    for model in (LLMRun, LLMAnswer, LLMRunScore, LLMResponseCache, PromptTemplate, LogEntry):
         rows += [json.dumps(r, default=str, ensure_ascii=False) for r in model.objects.values()]
     return "\n".join(rows)
 
@@ -151,6 +153,10 @@ def test_the_baseline_over_http_with_faults(release, tmp_path, monkeypatch, capl
     # The key went in the Authorization header only, and is nowhere in the database, cache or logs.
     assert all(r["headers"].get("Authorization") == f"Bearer {KEY}" for r in requests)
     stored = table_dump()
+    from auditlog.models import LogEntry
+
+    launch = LogEntry.objects.get(object_pk=str(run.pk), content_type__model="llmrun")
+    assert launch.changes["api_key_env"][1] == "LLM_TEST_KEY"  # the launch is in the audit log, the key by name
     assert "LLM_TEST_KEY" in stored and KEY not in stored and KEY[:8] not in stored
     assert KEY not in caplog.text and KEY not in printed and KEY not in json.dumps(result)
 
