@@ -16,6 +16,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from audit.services import LogEntry, audit_record
 from core.errors import Conflict, DomainError, NotFound, QueueUnavailable
@@ -222,6 +223,20 @@ def qualification_outcome(*, answers: dict[int, dict[str, int]], items, threshol
     return mae, all(mae[d] <= thresholds[d] + 1e-9 for d in DIMENSIONS)
 
 
+def qualification_items_seen(*, annotator_id: int, items) -> list[GoldItem]:
+    """The items of `items` whose gold labels the annotator was shown: answered in a failed attempt
+    (any batch's round), whose review puts their scores beside gold."""
+    seen = set(QualificationAnswer.objects.filter(attempt__annotator_id=annotator_id, attempt__passed=False)
+               .values_list("gold_item_id", flat=True))
+    return [g for g in items if g.pk in seen]
+
+
+SEEN_SET_MESSAGE = gettext_lazy(
+    "%(n)s of this batch's qualification items were shown to this annotator with their gold labels after a failed "
+    "attempt, so a retry on them would measure memory, not judgment. Replace them in the batch's qualification set "
+    "(admin: Batch quality settings) with gold items they have not seen, then reset.")
+
+
 @transaction.atomic
 def qualification_submit(*, annotator, batch_id: int, answers: dict[int, dict[str, int]]) -> QualificationAttempt:
     """Score an attempt at the batch's qualification set: `answers` maps every item's post id to
@@ -243,6 +258,9 @@ def qualification_submit(*, annotator, batch_id: int, answers: dict[int, dict[st
     if not items:  # the admin, or a later edit, emptied a required set
         raise DomainError(_("This batch's qualification set is empty: a researcher must choose its gold items "
                             "before anyone can qualify."))
+    if qualification_items_seen(annotator_id=annotator.pk, items=items):
+        raise Conflict(_("This round's set holds posts whose gold labels you were shown after your last attempt; a "
+                         "researcher must change the set before you try again."))
     wanted = {g.post_id for g in items}
     if set(answers) != wanted:
         raise DomainError(_("Score every post of the qualification set, and only those."))
@@ -268,6 +286,12 @@ def qualification_reset(*, batch_id: int, annotator_id: int, reset_by) -> Qualif
         raise Conflict(_("This annotator passed; there is nothing to reset."))
     if latest.reset_at is not None:
         raise Conflict(_("Already reset: the annotator may try again."))
+    # A retry never reuses the items whose gold they saw (issue 31): the researcher changes the set first.
+    quality = BatchQuality.objects.filter(batch_id=batch_id).first()
+    seen = qualification_items_seen(annotator_id=annotator_id,
+                                    items=selectors.qualification_items(quality) if quality else [])
+    if seen:
+        raise Conflict(SEEN_SET_MESSAGE % {"n": len(seen)})
     latest.reset_at = timezone.now()
     latest.reset_by = reset_by
     latest.save(update_fields=["reset_at", "reset_by"])

@@ -113,6 +113,9 @@ def test_a_qualification_reset_is_recorded_and_an_attempt_is_not(make_annotators
                                           answers={post.pk: {"explicit": 5, "implicit": 5, "emotional": 5}})
     assert _kind("qualification_reset") == []  # an annotator's attempt is no privileged action
     researcher = make_user("res", role="researcher")
+    other = Post.objects.create(text="资格测试帖子二", raw_text="资格测试帖子二", text_sha256=sha256_text("资格测试帖子二"))
+    GoldItem.objects.create(post=other, source=GoldSource.UPLOAD, explicit=2, implicit=2, emotional=2)
+    quality_services.batch_quality_set(batch_id=batch.pk, qualification_post_ids=[other.pk])  # a set not yet seen
     quality_services.qualification_reset(batch_id=batch.pk, annotator_id=newcomer.pk, reset_by=researcher)
     (entry,) = _kind("qualification_reset")
     assert entry.action == LogEntry.Action.UPDATE and entry.changes_dict["reset_by"] == ["None", "res"]

@@ -18,10 +18,10 @@ GOLD = [{"explicit": 1, "implicit": 2, "emotional": 3}, {"explicit": 4, "implici
         {"explicit": 2, "implicit": 1, "emotional": 2}]
 
 
-def gold_posts(n_or_labels=GOLD) -> list[GoldItem]:
+def gold_posts(n_or_labels=GOLD, prefix: str = "资格测试帖子") -> list[GoldItem]:
     items = []
     for i, labels in enumerate(n_or_labels):
-        text = f"资格测试帖子 {i}"
+        text = f"{prefix} {i}"
         post = Post.objects.create(text=text, raw_text=text, text_sha256=sha256_text(text))
         items.append(GoldItem.objects.create(post=post, source=GoldSource.UPLOAD, **labels))
     return items
@@ -56,13 +56,19 @@ def test_fail_then_reset_then_pass_keeps_every_attempt(qualifying):
     with pytest.raises(Conflict):  # no retry before a researcher resets it
         services.qualification_submit(annotator=annotator, batch_id=batch.pk, answers=answers(items))
 
+    # The set whose gold they saw cannot be retried (issue 31): the reset names it; a new set, then the reset.
+    with pytest.raises(Conflict, match="3 of this batch's qualification items were shown"):
+        services.qualification_reset(batch_id=batch.pk, annotator_id=annotator.pk, reset_by=researcher)
+    fresh = gold_posts([{"explicit": 3, "implicit": 3, "emotional": 3}] * 2, prefix="新资格帖子")
+    services.batch_quality_set(batch_id=batch.pk, qualification_post_ids=[g.post_id for g in fresh])
     services.qualification_reset(batch_id=batch.pk, annotator_id=annotator.pk, reset_by=researcher)
+    items = fresh
     second = services.qualification_submit(annotator=annotator, batch_id=batch.pk, answers=answers(items))
     assert second.passed and second.number == 2
     services.qualification_gate(annotator=annotator, batch=batch)  # open now
     attempts = list(QualificationAttempt.objects.filter(annotator=annotator).order_by("number"))
     assert [(a.number, a.passed, a.reset_by_id) for a in attempts] == [(1, False, researcher.pk), (2, True, None)]
-    assert QualificationAnswer.objects.filter(attempt=attempts[0]).count() == len(items)
+    assert QualificationAnswer.objects.filter(attempt=attempts[0]).count() == len(GOLD)
     with pytest.raises(Conflict):
         services.qualification_submit(annotator=annotator, batch_id=batch.pk, answers=answers(items))
 
@@ -127,6 +133,12 @@ def test_pages_redirect_fail_show_gold_and_the_rubric_then_reset_opens_a_retry(q
 
     researcher_client = Client()
     researcher_client.force_login(researcher)
+    refused = researcher_client.post(reverse("review:quality-qualification-reset"),
+                                     {"batch": batch.pk, "annotator": annotator.pk}, follow=True)
+    assert any("were shown to this annotator" in str(m) for m in refused.context["messages"])  # the seen set
+    assert QualificationAttempt.objects.get().reset_at is None
+    items = gold_posts([{"explicit": 3, "implicit": 2, "emotional": 4}] * 2, prefix="新资格帖子")
+    services.batch_quality_set(batch_id=batch.pk, qualification_post_ids=[g.post_id for g in items])
     reset = researcher_client.post(reverse("review:quality-qualification-reset"),
                                    {"batch": batch.pk, "annotator": annotator.pk})
     assert reset.status_code == 302
@@ -188,3 +200,22 @@ def test_the_admin_refuses_a_required_round_without_a_set(qualifying, make_user)
     assert response.status_code == 302
     quality = BatchQuality.objects.get(pk=batch.quality.pk)
     assert quality.gold_rate == 0.1 and list(quality.qualification_items.all()) == items[:1]
+
+
+def test_a_retry_never_reuses_an_item_whose_gold_was_shown(qualifying):
+    """Issue 31, item 9: after a failed attempt the annotator reads the set's gold; a reset is refused
+    while the set still holds any of those items, even one of them, and a submission on them too."""
+    annotator, batch, items, researcher = qualifying
+    services.qualification_submit(annotator=annotator, batch_id=batch.pk, answers=answers(items, shift=1))
+    fresh = gold_posts([{"explicit": 2, "implicit": 2, "emotional": 2}] * 2, prefix="另一组资格帖子")
+    services.batch_quality_set(batch_id=batch.pk, qualification_post_ids=[items[0].post_id, *[g.post_id for g in fresh]])
+    with pytest.raises(Conflict, match="1 of this batch's qualification items"):
+        services.qualification_reset(batch_id=batch.pk, annotator_id=annotator.pk, reset_by=researcher)
+    assert QualificationAttempt.objects.get().reset_at is None  # nothing changed
+    services.batch_quality_set(batch_id=batch.pk, qualification_post_ids=[g.post_id for g in fresh])
+    services.qualification_reset(batch_id=batch.pk, annotator_id=annotator.pk, reset_by=researcher)
+    # the set changed back after the reset: the submission is refused as well
+    services.batch_quality_set(batch_id=batch.pk, qualification_post_ids=[g.post_id for g in items])
+    with pytest.raises(Conflict, match="gold labels you were shown"):
+        services.qualification_submit(annotator=annotator, batch_id=batch.pk, answers=answers(items))
+    assert QualificationAttempt.objects.count() == 1

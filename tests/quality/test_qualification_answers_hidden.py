@@ -52,11 +52,14 @@ def test_a_retry_after_a_reset_shows_no_gold_label(make_annotators, make_batch, 
     assert review_golds(api, batch) == {g.post_id: GOLD for g in items}
     page = client_for(alice).get(reverse("annotation:qualification", args=[batch.pk])).content.decode()
     assert 'id="review-items"' in page
+    # The retry is on a set she has not seen (issue 31: a reset on the seen set is refused)
+    fresh = upload_gold(2, prefix="新的资格帖子", labels=GOLD)
+    services.batch_quality_set(batch_id=batch.pk, qualification_post_ids=[g.post_id for g in fresh])
     services.qualification_reset(batch_id=batch.pk, annotator_id=alice.pk,
                                  reset_by=make_user("res", role=Role.RESEARCHER))
-    # The retry: the same set, and nothing that says what it expects.
+    # ... and nothing says what it expects.
     payload = api.get(reverse("api:api-qualification", args=[batch.pk])).json()
-    assert payload["can_attempt"] and {i["post"] for i in payload["items"]} == {g.post_id for g in items}
+    assert payload["can_attempt"] and {i["post"] for i in payload["items"]} == {g.post_id for g in fresh}
     assert payload["review"] == []
     page = client_for(alice).get(reverse("annotation:qualification", args=[batch.pk])).content.decode()
     assert 'id="qualification-form"' in page and 'id="review-items"' not in page
