@@ -42,3 +42,14 @@ def test_the_drills_read_the_load_tests_own_endpoint_names():
     assert "call(self, SUBMIT_STEP," in (BENCH / "loadtest.py").read_text()
     assert SUBMIT_STEP in json.loads((BENCH / "loadtest-50.json").read_text())["endpoints"]
 
+
+
+def test_the_llm_bench_small_run(tmp_path):
+    """bench_llm.py on 20 test posts against its loopback endpoint: every post answered over HTTP, then
+    all of them from the cache (figures not asserted: the machine is shared)."""
+    out = tmp_path / "bench_llm.json"
+    done = run_in_bench("bench_llm.py", "--posts", "40", "--delay", "0.01", "--out", str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["cold"]["requests"] == result["cold"]["answers"] == result["test_posts"] == 20
+    assert result["cached"]["requests"] == 0 and result["cached"]["cache_hits"] == 20
