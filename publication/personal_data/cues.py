@@ -52,9 +52,12 @@ class RuleData:
         return self.lists[name]
 
     def cue_pattern(self, *names: str) -> str:
-        """A regex alternation of the cues of these lists, each character allowed a gap after it."""
-        cues = sorted({c for name in names for c in self.lists[name]}, key=len, reverse=True)
-        return "|".join(CUE_GAP.join(re.escape(ch) for ch in cue.replace(" ", "")) for cue in cues if cue)
+        """A regex alternation of the cues of these lists, each character allowed a gap after it,
+        behind a look-ahead for their first characters (one test per position instead of one per cue)."""
+        cues = sorted({c.replace(" ", "") for name in names for c in self.lists[name]} - {""}, key=len, reverse=True)
+        first = {ch for cue in cues for ch in (cue[0], cue[0].upper(), cue[0].lower())}
+        alternation = "|".join(CUE_GAP.join(re.escape(ch) for ch in cue) for cue in cues)
+        return f"(?=[{''.join(re.escape(ch) for ch in sorted(first))}])(?:{alternation})"
 
 
 @lru_cache(maxsize=8)
