@@ -281,3 +281,27 @@ def test_a_refused_key_fails_the_run_and_the_key_is_not_in_the_error(release, tm
     run = LLMRun.objects.get()
     assert run.status == "failed" and "HTTP 401" in run.error and "Incorrect API key" in run.error
     assert KEY not in str(info.value) and KEY not in run.error and KEY[:8] not in run.error
+
+
+def test_launch_runs_the_celery_task_on_the_default_queue_and_rerun_uses_the_cache(release, django_capture_on_commit_callbacks,
+                                                                                  settings):
+    from chlgbt_site.celery import app
+    from llm import services
+    from llm.tasks import run_llm_baseline
+
+    assert app.amqp.router.route({}, run_llm_baseline.name)["queue"].name == "default"
+    with OpenAIServer() as server:
+        with django_capture_on_commit_callbacks(execute=True):
+            run = services.llm_run_launch(created_by=None, release_id=release.pk, endpoint=server.url, model_name="m",
+                                          runs=1)
+        run.refresh_from_db()
+        assert run.status == "succeeded" and run.requests_sent == len(server.requests) == run.n_test == 30
+        assert run.heartbeat_at is not None and run.percent == 100 and run.estimate["to_send"] == 30
+        with django_capture_on_commit_callbacks(execute=True):
+            again = services.llm_run_rerun(run_id=run.pk, created_by=None)
+        again.refresh_from_db()
+    assert again.status == "succeeded" and again.rerun_of_id == run.pk and again.template_text == run.template_text
+    assert again.requests_sent == 0 and again.cache_hits == 30 and len(server.requests) == 30
+    assert again.summary == run.summary
+    with pytest.raises(Exception, match="already succeeded"):
+        services.llm_run_cancel(run_id=again.pk)
