@@ -25,7 +25,8 @@ LOCALE_DIR = BASE_DIR / "locale"
 TARGET_LOCALES = ("zh_Hans",)
 DOMAINS = ("django", "djangojs")
 
-PYTHON_ROOTS = ("annotation", "calibration", "chlgbt_site", "core", "modeling", "wellbeing", "backups", "publication", "audit")
+PYTHON_ROOTS = ("annotation", "calibration", "chlgbt_site", "core", "modeling", "wellbeing", "backups", "publication", "audit",
+                "llm")
 # Never user-facing: the pure MAAM library (no Django), migrations (frozen history), tests.
 PYTHON_EXCLUDED_PARTS = {"maam", "migrations", "tests", "__pycache__"}
 TEMPLATE_ROOT = "templates"
