@@ -179,6 +179,8 @@ READING_SECONDS = (8.0, 60.0)
 OPEN_BATCH_ITEMS_EACH = 20  # annotators 1-5 are part-way through the open batch; annotator6 has not started
 ADJUDICATED = 6  # disputed week-1 posts the adjudicator settles (the others keep their rounded mean)
 NOTE = "不确定这算不算刻板印象，标记一下请裁定。"
+# The demo group writes in Chinese: the adjudicator's rationale names the dimensions so.
+DEMO_DIMENSION_NAMES = {"explicit": "显性偏见", "implicit": "隐性偏见", "emotional": "情绪强度"}
 
 
 def _scores(rng: random.Random, truth, annotator: int, done: int) -> dict[str, int]:
@@ -201,16 +203,29 @@ def _reading_seconds(rng: random.Random, annotator: int) -> float:
 
 
 def _users():
+    """The demo's accounts, made on the first run. Once the demo exists (its week-1 batch), an account
+    that is gone - erased on request (wellbeing/data_rights.py renames it) - is never made again: its
+    place is None, so the others keep their numbers and nothing new is scored for anyone."""
     groups = role_groups_ensure()
     User = get_user_model()
-    annotators = [annotator_ensure(username=f"annotator{i}", community_member=i <= 2) for i in range(1, 7)]
+    seeded = Batch.objects.filter(name=WEEK1_BATCH).exists()
+    names = [f"annotator{i}" for i in range(1, 7)]
+    if seeded:
+        found = {u.username: u for u in User.objects.filter(username__in=names)}
+        annotators = [found.get(name) for name in names]
+    else:
+        annotators = [annotator_ensure(username=name, community_member=i <= 2) for i, name in enumerate(names, start=1)]
     staff = {}
     for name, role, is_staff in (("adjudicator", Role.ADJUDICATOR, False), ("researcher", Role.RESEARCHER, True)):
-        user, _ = User.objects.get_or_create(username=name, defaults={"is_staff": is_staff, "is_superuser": is_staff})
-        user.groups.add(groups[role])
+        if seeded:
+            user = User.objects.filter(username=name).first()
+        else:
+            user, _ = User.objects.get_or_create(username=name, defaults={"is_staff": is_staff, "is_superuser": is_staff})
+        if user is not None:
+            user.groups.add(groups[role])
         staff[name] = user
     # One hash for every demo account that has no usable password yet (hashing is slow on purpose).
-    fresh = [u for u in [*annotators, *staff.values()] if not u.password or not u.has_usable_password()]
+    fresh = [u for u in [*annotators, *staff.values()] if u is not None and (not u.password or not u.has_usable_password())]
     if fresh:
         hashed = make_password(DEMO_PASSWORD)
         User.objects.filter(pk__in=[u.pk for u in fresh]).update(password=hashed)
@@ -220,7 +235,7 @@ def _users():
 @transaction.atomic
 def _batch(name: str, posts, annotators, context=None) -> Batch:
     batch, _ = Batch.objects.get_or_create(name=name, defaults={"annotators_per_post": 6})
-    batch.annotators.add(*annotators)
+    batch.annotators.add(*[a for a in annotators if a is not None])
     for i, (text, *_) in enumerate(posts):
         tags = dict(zip(("tone", "identity", "stance"), context[i])) if context else {}
         Post.objects.get_or_create(text_sha256=sha256_text(text), defaults={"text": text, "raw_text": text,
@@ -237,6 +252,8 @@ def _score_batch(batch: Batch, annotators, truths: dict[str, tuple], *, limit: i
     the batch has no more for them or they reached `limit` judgments in it."""
     made = 0
     for number, annotator in enumerate(annotators, start=1):
+        if annotator is None:  # erased (see _users)
+            continue
         rng = random.Random(seed * 100 + number)
         done = Judgment.objects.filter(post__batch=batch, annotator=annotator).count()
         while limit is None or done < limit:
@@ -262,6 +279,8 @@ def _retime(annotators, *, days_ago: int, seed: int) -> None:
     few seconds between posts."""
     start = timezone.now() - timedelta(days=days_ago)
     for number, annotator in enumerate(annotators, start=1):
+        if annotator is None:
+            continue
         rng = random.Random(seed * 1000 + number)
         fresh = [a for a in Assignment.objects.filter(annotator=annotator, completed_at__isnull=False)
                  .order_by("completed_at", "id") if (a.completed_at - a.assigned_at).total_seconds() < 1]
@@ -304,12 +323,69 @@ def _adjudicate(batch: Batch, adjudicator, truths: dict[str, tuple]) -> int:
         label = FinalLabel.objects.filter(post=post).first()
         post_resolve(adjudicator=adjudicator, post_id=post.pk, scores=truth, expected_version=0 if label is None or
                      label.provenance == Provenance.AUTO else label.version,
-                     rationale=f"Settled against the rubric; the annotators were split on {', '.join(split)}.",
+                     rationale=f"按评分标准裁定：标注员在{'、'.join(DEMO_DIMENSION_NAMES[d] for d in split)}上分歧较大。",
                      tone=post.tone, identity=post.identity, stance=post.stance)
         settled += 1
         if settled == ADJUDICATED:
             break
     return settled
+
+
+# The open batch's content notice (wellbeing): annotators 1-5 accepted it before they started;
+# annotator6, who has not started, meets it first.
+OPEN_BATCH_NOTICE = {
+    "notice_en": "Some posts in this batch contain slurs and hostile language about LGBT people. Take a break "
+                 "whenever you need one; you can set aside any post that is too distressing to score (D).",
+    "notice_zh": "本批次的部分帖子含有针对 LGBT 群体的侮辱性和敌意言论。需要时请随时休息；"
+                 "任何让你难以承受的帖子都可以按 D 放到一边，不必评分。",
+}
+# Rewrites for a public release (publication/): week-1 post -> a rewrite keeping what the labels
+# depend on; the first is confirmed by a second person, the second waits, the third is a draft.
+DEMO_REWRITES = [
+    ("周末去参加了同志亲友会的分享会，很多父母都在学习怎么支持孩子。", "上周六的家长互助活动里，不少爸妈在交流如何理解和支持自己的孩子。"),
+    ("希望有一天同性伴侣也能在医院签字。", "盼着将来同性恋人能够在病房替对方做决定。"),
+    ("今天在地铁上看到两个男生牵手，觉得挺好的。", "通勤路上看见一对男孩拉着手，我觉得很不错。"),
+]
+# Taken down on request after release 1, so the next release's diff lists it.
+DEMO_TAKEDOWN = "新闻里说又一个城市开通了同性伴侣的公证服务。"
+
+
+def _notice(batch: Batch, annotators) -> None:
+    from wellbeing.models import BatchWellbeing
+    from wellbeing.services import notice_accept
+
+    BatchWellbeing.objects.get_or_create(batch=batch, defaults=OPEN_BATCH_NOTICE)
+    for annotator in annotators:  # those who started the batch accepted it first (the queue asks them to)
+        if annotator is not None:
+            notice_accept(annotator=annotator, batch_id=batch.pk)
+
+
+def _publication(staff) -> None:
+    """Rewrites (one confirmed), a public release of the confirmed one, a takedown and the next
+    internal release, whose diff lists the taken-down post and whose card counts the open batch's
+    posts left out because they are still being scored. Each step once."""
+    from publication.models import Rewrite, Takedown
+    from publication.rewriting.services import rewrite_confirm, rewrite_permission_grant, rewrite_save_draft, rewrite_submit
+    from publication.takedowns import takedown_record
+
+    researcher, adjudicator = staff["researcher"], staff["adjudicator"]
+    if researcher is None or adjudicator is None:  # erased: nothing of theirs is made again
+        return
+    if not Rewrite.objects.exists():
+        rewrite_permission_grant()
+        for i, (original, text) in enumerate(DEMO_REWRITES):
+            post = Post.objects.get(text_sha256=sha256_text(original))
+            rewrite_save_draft(post_id=post.pk, author=researcher, text=text)
+            if i < 2:
+                rewrite = rewrite_submit(post_id=post.pk, author=researcher)
+            if i == 0:
+                rewrite_confirm(rewrite_id=rewrite.pk, confirmer=adjudicator)
+    if not Release.objects.filter(kind="public").exists():
+        release_publish(kind="public", created_by=researcher, bootstrap=0)
+    if not Takedown.objects.exists():
+        takedown_record(post=Post.objects.get(text_sha256=sha256_text(DEMO_TAKEDOWN)), requested_by=researcher,
+                        reason="作者来信要求删除（演示）。The author asked for it to be removed (demo).")
+        release_publish(created_by=researcher, bootstrap=200)
 
 
 def seed_demo(*, seed: int = 7) -> dict:
@@ -332,11 +408,13 @@ def seed_demo(*, seed: int = 7) -> dict:
         agreement_report_request(bootstrap=200)
     demo = _batch(OPEN_BATCH, DEMO_POSTS, annotators, DEMO_CONTEXT)
     _gold(demo, staff["researcher"])
+    _notice(demo, annotators[:5])
     made += _score_batch(demo, annotators[:5], {text: tuple(t) for text, *t in [*DEMO_POSTS, *GOLD_POSTS]},
                          limit=OPEN_BATCH_ITEMS_EACH, seed=seed + 1)
     _retime(annotators, days_ago=3, seed=seed + 1)
     from .quality.services import quality_refresh
 
     quality_refresh()  # the quality page's report and the aggregate (a background job; inline under seed_demo)
-    return {"annotators": len(annotators), "posts": Post.objects.count(), "judgments": made,
+    _publication(staff)
+    return {"annotators": sum(a is not None for a in annotators), "posts": Post.objects.count(), "judgments": made,
             "adjudicated": adjudicated, "release": release, "researcher": staff["researcher"]}

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from django.utils.translation import gettext
 
 from .models import JobStatus, Prediction, TrainingRun
 
@@ -22,7 +23,8 @@ def latest_prediction(*, post_id: int) -> PredictionView | None:
     p = Prediction.objects.filter(post_id=post_id).select_related("run").order_by("-created_at", "-id").first()
     if p is None:
         return None
-    return PredictionView(f"run {p.run_id}, {p.run.variant}", p.explicit, p.implicit, p.emotional, p.probabilities)
+    label = gettext("Run %(id)s · %(variant)s") % {"id": p.run_id, "variant": p.run.get_variant_display()}
+    return PredictionView(label, p.explicit, p.implicit, p.emotional, p.probabilities)
 
 
 def comparison_table(runs: list[TrainingRun]) -> dict:

@@ -54,7 +54,8 @@ def test_scoring_stores_and_replaces_predictions(labelled_release, client, make_
     post = Post.objects.first()
     adjudicator = make_user("adj", role="adjudicator")
     client.force_login(adjudicator)
-    assert f"run {run.pk}, full" in client.get(reverse("review:adjudicate", args=[post.pk])).content.decode()
+    page = client.get(reverse("review:adjudicate", args=[post.pk]), HTTP_ACCEPT_LANGUAGE="en")
+    assert page.context["prediction"].run_label == f"Run {run.pk} · MAAM (full)"
     (annotator,) = make_annotators(1)
     client.force_login(annotator)
     assert client.get(reverse("api:api-predictions")).status_code == 403
