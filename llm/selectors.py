@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 
 from core.errors import NotFound
 
@@ -21,7 +22,7 @@ def llm_runs_recent(limit: int = 100) -> QuerySet[LLMRun]:
 def llm_run_get(run_id: int) -> LLMRun:
     run = LLMRun.objects.select_related("release", "template").filter(pk=run_id).first()
     if run is None:
-        raise NotFound("No such LLM run.")
+        raise NotFound(_("No such LLM run."))
     return run
 
 
