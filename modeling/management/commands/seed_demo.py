@@ -12,7 +12,9 @@ from modeling.demo import seed_demo_runs
 class Command(BaseCommand):
     help = ("Create the demo (idempotent): users annotator1-6, adjudicator, researcher; a locked batch with six "
             "judgments a post, some adjudicated; release 1 with its prior snapshot; a finished baseline and full run "
-            "with predictions; an open batch still being scored.")
+            "with predictions; an open batch still being scored, with a content notice; rewrites (one confirmed), a public "
+            "release of it, a takedown and release 3, whose diff lists it and whose card counts the open batch's "
+            "unfinished posts. An account erased on request is never made again.")
 
     def handle(self, *args, **opts):
         started = time.monotonic()
