@@ -6,6 +6,8 @@ import json
 import plotly.graph_objects as go
 from django.utils.translation import gettext as _
 
+from annotation.quality.figures import fit_titles
+
 
 def exposure(rows) -> dict[str, dict]:
     """Per annotator: posts per day (all, and high intensity) and posts set aside per day."""
@@ -17,9 +19,10 @@ def exposure(rows) -> dict[str, dict]:
         x = [d.day.isoformat() for d in days]
         posts.add_bar(name=name, x=x, y=[d.posts for d in days])
         high.add_bar(name=name, x=x, y=[d.high_intensity for d in days])
-    posts.update_layout(title=dict(text=_("Posts scored per day"), automargin=True), barmode="group", height=360,
+    posts.update_layout(title=_("Posts scored per day"), barmode="group", height=380,
                         xaxis_title=_("day (UTC)"), yaxis_title=_("posts"))
-    high.update_layout(title=dict(text=_("High-intensity posts per day (a score of 4 or more on any dimension)"),
-                                  automargin=True),
-                       barmode="group", height=360, xaxis_title=_("day (UTC)"), yaxis_title=_("posts"))
+    high.update_layout(title=_("High-intensity posts per day (a score of 4 or more on any dimension)"),
+                       barmode="group", height=380, xaxis_title=_("day (UTC)"), yaxis_title=_("posts"))
+    for fig in (posts, high):
+        fit_titles(fig)  # wrapped, with room for their lines: a half-width plot cut the long one off
     return {key: json.loads(fig.to_json()) for key, fig in {"posts": posts, "high": high}.items()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from datetime import datetime, timezone
@@ -65,7 +66,7 @@ def overview(report: dict) -> dict[str, dict]:
     gold.update_layout(title=_("Gold error: MAE over the last %(n)s gold items (mean of the dimensions)")
                        % {"n": t["gold_window"]}, height=360, yaxis_rangemode="tozero")
     speed.update_layout(title=_("Median seconds per post over the last %(n)s") % {"n": t["seconds_window"]},
-                        height=360, yaxis_type="log")
+                        height=360, yaxis_type="log", yaxis_range=seconds_range(speed, t["seconds_floor"]))
     return _specs(_without_withheld(report, {"alpha": alpha, "gold": gold, "seconds": speed}))
 
 
@@ -90,8 +91,15 @@ def annotator(report: dict, annotator_id: int) -> dict[str, dict]:
     gold.update_layout(title=_("Gold error (MAE, last %(n)s gold items)") % {"n": t["gold_window"]}, height=340,
                        yaxis_rangemode="tozero")
     speed.update_layout(title=_("Median seconds per post, last %(n)s") % {"n": t["seconds_window"]}, height=340,
-                        yaxis_type="log")
+                        yaxis_type="log", yaxis_range=seconds_range(speed, t["seconds_floor"]))
     return _specs(_without_withheld(report, {"alpha": alpha, "gold": gold, "seconds": speed}))
+
+
+def seconds_range(fig: go.Figure, floor: float) -> list[float]:
+    """The log seconds axis over the data and the speeder floor (log10 units): Plotly's own range
+    reached 100,000 s for medians of a minute."""
+    values = [v for trace in fig.data for v in (trace.y or ()) if v is not None and v > 0] + [floor]
+    return [math.log10(min(values) / 1.5), math.log10(max(values) * 1.5)]
 
 
 def _without_withheld(report: dict, figures: dict[str, go.Figure]) -> dict[str, go.Figure]:
@@ -127,7 +135,7 @@ def wrap_title(text: str, units: int = TITLE_LINE_UNITS) -> list[str]:
     return lines
 
 
-def _fit_titles(fig: go.Figure) -> None:
+def fit_titles(fig: go.Figure) -> None:
     """Titles wrapped and given room: the top margin grows with the lines, left-aligned in the
     container so a narrow plot never clips them; the legend goes below the plot."""
     lines = wrap_title(fig.layout.title.text or "")
@@ -141,6 +149,6 @@ def _fit_titles(fig: go.Figure) -> None:
 def _specs(figures: dict[str, go.Figure]) -> dict[str, dict]:
     """Plotly JSON specs (NaN becomes null so the page's JSON stays valid)."""
     for fig in figures.values():
-        _fit_titles(fig)
+        fit_titles(fig)
     return {key: json.loads(fig.to_json()) for key, fig in figures.items()}
 

@@ -29,9 +29,11 @@
     preview.innerHTML = html + esc(chars.slice(pos).join(""));
     preview.dataset.longest = String(answer.longest);
     preview.dataset.marked = String(marked);
-    meter.textContent = interpolate(
-      answer.longest >= THRESHOLD ? gettext("Longest shared span: %s characters - searchable (limit %s)")
-                                  : gettext("Longest shared span: %s characters - not searchable (limit %s)"), [answer.longest, THRESHOLD]);
+    meter.textContent = interpolate(answer.longest >= THRESHOLD
+      ? ngettext("Longest shared span: %s character - searchable (limit %s)",
+                 "Longest shared span: %s characters - searchable (limit %s)", answer.longest)
+      : ngettext("Longest shared span: %s character - not searchable (limit %s)",
+                 "Longest shared span: %s characters - not searchable (limit %s)", answer.longest), [answer.longest, THRESHOLD]);
     meter.className = answer.longest >= THRESHOLD ? "error" : "ok";
   }
 
