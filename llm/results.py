@@ -76,9 +76,11 @@ def paired_over_runs(maam: Sequence[float], llm: Sequence[float]) -> Test:
     from modeling.maam.metrics import paired_test
 
     n = min(len(maam), len(llm))
-    if n < 2:
-        diff = float(np.mean(maam) - np.mean(llm)) if n else None
-        return Test(n, diff, None, "")
+    diffs = np.subtract(list(maam)[:n], list(llm)[:n])
+    if n < 2 or np.allclose(diffs, diffs[0]):
+        # Fewer than two pairs, or differences without spread (e.g. two deterministic systems): the
+        # t statistic is undefined, so nothing is tested (paired_test would call any constant gain certain).
+        return Test(n, float(diffs.mean()) if n else None, None, "")
     result = paired_test(list(maam)[:n], list(llm)[:n])
     p = float(result["p"])
     return Test(n, float(result["mean_diff"]), p, mark_for(p, result["mean_diff"] > 0))
