@@ -3,18 +3,20 @@ from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
 
-def pick_function_install(sender, using="default", **kwargs):
-    """After every `migrate`: (re)install the claim path's pick function on PostgreSQL, so the
-    database always holds the version this code calls (annotation/assignment/selectors.py)."""
+def database_code_install(sender, using="default", **kwargs):
+    """After every `migrate`: (re)install what the database runs for this code - the claim path's
+    pick function on PostgreSQL (annotation/assignment/selectors.py) and the triggers that keep
+    Batch.post_count (annotation/counters.py) - so the database always holds this code's version."""
     from django.db import connections
 
     from .assignment.selectors import pick_function_sql
+    from .counters import counters_install
 
     connection = connections[using]
-    if connection.vendor != "postgresql":
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(pick_function_sql())
+    counters_install(connection)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(pick_function_sql())
 
 
 class AnnotationConfig(AppConfig):
@@ -27,4 +29,4 @@ class AnnotationConfig(AppConfig):
         from .visibility import admin_site_guard
 
         admin_site_guard(admin.site)  # after the admin's autodiscover (listed first in INSTALLED_APPS)
-        post_migrate.connect(pick_function_install, sender=self, dispatch_uid="annotation_pick_function")
+        post_migrate.connect(database_code_install, sender=self, dispatch_uid="annotation_database_code")

@@ -92,6 +92,10 @@ class Batch(models.Model):
                                         related_name="batches")
     locked_at = models.DateTimeField(verbose_name=_("locked at"), null=True, blank=True)
     created_at = models.DateTimeField(verbose_name=_("created at"), auto_now_add=True)
+    # How many posts the batch holds, kept by the database itself (triggers on the posts' table,
+    # annotation/counters.py) whatever writes the posts: the progress bar reads it on every scoring
+    # step instead of counting the batch (issue 27).
+    post_count = models.PositiveIntegerField(verbose_name=_("posts"), default=0, editable=False)
 
     class Meta:
         verbose_name = _("batch")

@@ -171,7 +171,7 @@ _GUIDELINE_SQL = f"(SELECT g.{{column}} FROM {_G} g WHERE g.is_active ORDER BY g
 
 _PROGRESS_SQL = f"""
 SELECT bp.submitted, bp.skipped,
-  (SELECT COUNT(*) FROM {_P} p WHERE p.batch_id = %s) - (SELECT COUNT(*) FROM {_P} p
+  (SELECT pb.post_count FROM {_B} pb WHERE pb.id = %s) - (SELECT COUNT(*) FROM {_P} p
     WHERE p.batch_id = %s AND {{withdrawn}} AND NOT EXISTS (
       SELECT 1 FROM {_A} w WHERE w.post_id = p.id AND w.annotator_id = %s AND COALESCE(w.gold_batch_id, 0) = 0
         AND w.status <> '{_ASSIGNED}')),
@@ -192,9 +192,10 @@ GROUP BY bp.submitted, bp.skipped"""
 @cache
 def _progress_sql() -> str:
     """The progress statement, with the visibility policy's test for withdrawn posts (made once,
-    after the apps are loaded). The batch's posts are all of them (the batch index, as before rule 4)
-    less the withdrawn ones the annotator has not answered: those few are found through their own
-    partial index (post_withdrawn), so the rule costs nothing while a batch has none."""
+    after the apps are loaded). The batch's posts are its count (Batch.post_count, kept by the
+    database: annotation/counters.py) less the withdrawn ones the annotator has not answered: those
+    few are found through their own partial index (post_withdrawn), so the rule costs nothing while a
+    batch has none."""
     return _PROGRESS_SQL.format(withdrawn=withdrawn_sql("p"))
 
 
