@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from audit.services import audit_event
+from core.db_statistics import tables_analyse_on_commit
 
 from publication.personal_data import KINDS
 from publication.personal_data.services import personal_data_record
@@ -200,6 +201,7 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
         found: Counter = Counter()
         for p in posts:
             found.update(p.personal_data or {})
+        tables_analyse_on_commit(Post, FinalLabel)
         audit_event(actor=None, event="import", params={"n": len(created), "file": Path(filename).name or "–"},
                     what=gettext_noop("Imported %(n)s posts from %(file)s"),
                     changes={"posts": (None, len(created)), "labelled": (None, labelled), "batch": (None, batch_name),
@@ -278,6 +280,7 @@ key looks like an id and holds no personal data: _key_is_an_id). Creates annotat
             [Judgment(post=posts[r.post_key], annotator=users[r.annotator], **r.scores) for r in rows],
             batch_size=5000,
         )
+        tables_analyse_on_commit(Post, Judgment)
         audit_event(actor=None, event="import", params={"n": len(rows), "annotators": len(users)},
                     what=gettext_noop("Imported %(n)s judgments by %(annotators)s annotators"),
                     changes={"judgments": (None, len(rows)), "posts": (None, created_posts)})
