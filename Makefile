@@ -61,6 +61,7 @@ bench: $(STAMP)
 
 screenshots: $(STAMP)
 	cd bench && ../$(PY) screenshots.py
+	cd bench && ../$(PY) screenshots_llm.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
