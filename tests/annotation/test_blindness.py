@@ -212,12 +212,14 @@ def test_two_roles_cannot_download_judgments_of_an_open_batch(two_roles, make_us
         response = carol.get(reverse("review:release-file", args=[release.number, name]))
         assert response.status_code == 403, name
         assert "BOB" not in response.content.decode() and "still waiting in your annotation queue" in response.content.decode()
-    assert carol.get(reverse("review:release-file", args=[release.number, "DATACARD.md"])).status_code == 200
+    # issue 30: the data card goes with the diff and data it describes (its distributions count the post)
+    assert carol.get(reverse("review:release-file", args=[release.number, "DATACARD.md"])).status_code == 403
     adjudicator = page_for(make_user("adj", role="adjudicator"))
     assert adjudicator.get(reverse("review:release-file", args=[release.number, "judgments.csv"])).status_code == 200
     services.batch_lock(batch_id=two_roles["batch"].id)
     response = carol.get(reverse("review:release-file", args=[release.number, "judgments.csv"]))
     assert response.status_code == 200 and b"".join(response.streaming_content).count(b"\r\n") == 3
+    assert carol.get(reverse("review:release-file", args=[release.number, "DATACARD.md"])).status_code == 200
 
 
 def test_two_roles_see_no_prediction_for_a_post_still_in_their_queue(two_roles, make_user, api_for):

@@ -126,7 +126,7 @@ def sqlite_file_dump(target_dir, alias="default"):
 
 
 @pytest.fixture
-def media(settings, tmp_path, monkeypatch):
+def media(db, settings, tmp_path, monkeypatch):  # (db: the commands write their audit entries)
     from backups import services
 
     monkeypatch.setattr(services, "database_dump", sqlite_file_dump)

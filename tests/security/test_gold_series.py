@@ -39,7 +39,12 @@ def answered(world):
 
 
 def epoch(judgment) -> float:
-    return judgment.created_at.timestamp()
+    """A judgment's time as the quality report reads it (the database's epoch seconds: SQLite's julianday
+    keeps milliseconds), so a series point and the judgment it stands for compare exactly."""
+    from annotation.models import Judgment
+    from annotation.quality.selectors import EpochSeconds
+
+    return Judgment.objects.filter(pk=judgment.pk).annotate(t=EpochSeconds("created_at")).values_list("t", flat=True)[0]
 
 
 def gold_times(answered) -> list[float]:
@@ -62,7 +67,7 @@ def figure_times(figures: dict) -> list[float]:
 
 def any_near(times: list[float], targets: list[float]) -> bool:
     """Whether one of `times` is one of `targets`, to the database's precision of a judgment's time."""
-    return any(abs(t - u) < 2e-4 for t in times for u in targets)
+    return any(abs(t - u) < 1e-5 for t in times for u in targets)  # (ISO times in the figures: microseconds)
 
 
 def test_the_gold_series_reaches_a_plain_researcher(answered, make_user, api_for):
@@ -71,7 +76,7 @@ def test_the_gold_series_reaches_a_plain_researcher(answered, make_user, api_for
     researcher = make_user("plain-researcher", role="researcher")
     detail = api_for(researcher).get(reverse("api:api-quality-annotator", args=[answered["multi"].pk])).json()
     (time,) = detail["series"]["gold_error"]["explicit"][0]  # the gold answer's time, to the database's precision
-    assert time == pytest.approx(epoch(answered["gold_answer"]), abs=1e-3)
+    assert time == pytest.approx(epoch(answered["gold_answer"]), abs=1e-5)
     page = client_for(researcher).get(reverse("review:quality"))
     assert "gold" in figure_data(page) and any_near(figure_times(figure_data(page)), gold_times(answered))
 
@@ -79,7 +84,7 @@ def test_the_gold_series_reaches_a_plain_researcher(answered, make_user, api_for
 def test_hole_1_no_gold_series_time_or_count_reaches_someone_who_annotates(answered, api_for):
     multi, alice = answered["multi"], answered["alice"]
     api = api_for(multi)
-    near_gold = pytest.approx(epoch(answered["gold_answer"]), abs=1e-3)
+    near_gold = pytest.approx(epoch(answered["gold_answer"]), abs=1e-5)
     for who in (multi, alice):
         detail = api.get(reverse("api:api-quality-annotator", args=[who.pk])).json()
         assert detail["series"].get("gold_error", {}) == {}, who.username
