@@ -54,6 +54,16 @@ SOURCE_NAMES = (gettext_noop("current final labels"), gettext_noop("manual"), ge
                 gettext_noop("inferred"), gettext_noop("inferred:cues"))
 
 
+def state_source_display(source: str | None) -> str | None:
+    """Where a post's C-I-S state came from, in the active language: a stored name above, or
+    "inferred:<inferer>" for an inferer named by its model ("inferred:use-m3")."""
+    if not source or source in SOURCE_NAMES:
+        return gettext(source) if source else source
+    if source.startswith("inferred:"):
+        return gettext("inferred: %(inferer)s") % {"inferer": source.removeprefix("inferred:")}
+    return source
+
+
 class RebuildRequest(Job):
     """A rebuild queued from the admin or after a release; the task fills `snapshot`."""
 

@@ -22,7 +22,7 @@ from modeling.services import lexicon_current
 
 from . import figures, services
 from .forms import RebuildForm
-from .models import PriorSnapshot
+from .models import PriorSnapshot, state_source_display
 from .warm import myopia_for
 
 MAX_TRY_CHARS = 500
@@ -210,7 +210,7 @@ def case_study(request, post_id: int):
         priors_used = [{"axis": s["axis"], "state": s["state"], "q": [round(v, 4) for v in s["q"]]}
                        for s in trace.get("steps", [])]
         per_dim[d] = {"steps": steps, "priors": priors_used, "state": prediction.cis_state if trace else None,
-                      "source": trace.get("source"), "alphas": trace.get("alphas"),
+                      "source": state_source_display(trace.get("source")), "alphas": trace.get("alphas"),
                       "traced": bool(trace) or not prediction.cis_state}
         figs[d] = _fig_json(figures.case_steps(steps, d))
     return render(request, "calibration/case.html", {"post": post, "run": run, "dims": per_dim, "figures": figs,

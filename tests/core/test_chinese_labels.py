@@ -82,3 +82,14 @@ def test_each_release_says_its_real_split(client, make_user, settings, tmp_path)
     older = SimpleNamespace(summary={k: v for k, v in release.summary.items() if k != "split"},
                             directory=release.directory)
     assert release_split(older) == {"train": 5, "test": 5}
+
+
+def test_a_state_source_named_by_its_inferer_reads_in_chinese():
+    from django.utils import translation
+
+    from calibration.models import state_source_display
+
+    with translation.override("zh-hans"):
+        assert state_source_display("inferred:use-m3") == "推断：use-m3"
+        assert state_source_display("inferred:cues") == "推断：线索规则"
+        assert state_source_display(None) is None
