@@ -131,6 +131,87 @@ def explain(sql: str, params) -> dict | None:
     return out
 
 
+def add_work(batch, annotators, rng: random.Random, done: float = 0.8) -> None:
+    """Bring the batch to `done` of its k slots submitted, as bench_scaling.populate does, around the
+    claims already made (the annotators' open items stay theirs)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotation.assignment.services import claims_recount
+    from annotation.models import Assignment, AssignmentStatus, Judgment
+
+    k = batch.annotators_per_post
+    held = {}
+    for post_id, who in Assignment.objects.filter(post__batch=batch).values_list("post_id", "annotator_id"):
+        held.setdefault(post_id, set()).add(who)
+    post_ids = list(batch.posts.order_by("id").values_list("pk", flat=True))
+    target = {pid: 4 for pid in post_ids}
+    for pid in post_ids[: int(round((done * k - 4) * len(post_ids)))]:
+        target[pid] = 5
+    now = timezone.now() - timedelta(hours=2)
+    claims, judgments = [], []
+    for pid in post_ids:
+        have = held.get(pid, set())
+        free = [a for a in annotators if a.pk not in have]
+        rng.shuffle(free)
+        for who in free[: max(0, target[pid] - len(have))]:
+            claims.append(Assignment(post_id=pid, annotator=who, assigned_at=now, completed_at=now,
+                                     status=AssignmentStatus.SUBMITTED))
+            judgments.append(Judgment(post_id=pid, annotator=who, explicit=2, implicit=2, emotional=2, seconds_spent=9))
+    Assignment.objects.bulk_create(claims, batch_size=10000)
+    Judgment.objects.bulk_create(judgments, batch_size=10000)
+    claims_recount(batch_id=batch.id)
+
+
+def _text_key(sql: str) -> str:
+    """A statement's text with its placeholders (%s, $n) and whitespace folded, to match a logged plan."""
+    return re.sub(r"\s+", " ", re.sub(r"%s|\$\d+", "?", sql)).strip()[:120]
+
+
+def step_as_run(clients, items, batch_id: int, scores: dict) -> tuple[list, list[dict]]:
+    """One more scoring step with auto_explain on (every statement, nested ones too, with ANALYZE
+    and BUFFERS): per top-level statement, in order, its duration, the buffers it touched and its
+    plan's node lines, as PostgreSQL ran it."""
+    from django.db import connection
+
+    i = next(n for n, item in enumerate(items) if item is not None)
+    notices: list[str] = []
+    with connection.cursor() as cursor:
+        cursor.execute("LOAD 'auto_explain'")
+        for name, value in (("auto_explain.log_min_duration", "0"), ("auto_explain.log_analyze", "on"),
+                            ("auto_explain.log_buffers", "on"), ("auto_explain.log_nested_statements", "off"),
+                            ("client_min_messages", "log")):
+            cursor.execute("SELECT set_config(%s, %s, false)", [name, value])
+    def handler(diagnostic):
+        notices.append(diagnostic.message_primary or "")
+
+    connection.connection.add_notice_handler(handler)
+    seen: list = []
+    with connection.execute_wrapper(_recorder(seen)):
+        clients[i].post(f"/api/queue/{batch_id}/submit/", {"item": items[i], **scores}, content_type="application/json")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('auto_explain.log_min_duration', '-1', false)")
+        cursor.execute("SELECT set_config('client_min_messages', 'notice', false)")
+    connection.connection.remove_notice_handler(handler)
+    runs = []
+    for text in notices:
+        if "plan:" not in text or "set_config" in text:
+            continue
+        duration = float(re.search(r"duration: ([\d.]+) ms", text).group(1))
+        lines = text.split("\n")
+        start = next((k for k, line in enumerate(lines) if re.match(r"\s*(->\s*)?[A-Z][A-Za-z ]+ ", line)
+                      and "cost=" in line), len(lines))
+        plan = [line for line in lines[start:] if "cost=" in line]
+        buffers = re.search(r"Buffers: shared hit=(\d+)(?: read=(\d+))?", "\n".join(lines[start:]))
+        query_text = " ".join(lines[1:start]).replace("Query Text: ", "", 1)
+        runs.append({"key": _text_key(query_text), "duration_ms": duration, "shared_buffers": (int(buffers.group(1)) + int(buffers.group(2) or 0))
+                     if buffers else 0,
+                     "plan": [re.sub(r"\s*\(cost=.*?\)", "", re.sub(r"\(actual time=[^)]*\)", "", line)).rstrip()
+                              for line in plan]})
+    return seen, runs
+
+
 def _recorder(seen: list):
     """A Django execute wrapper that notes each statement and its parameters."""
     def record(execute, sql, params, many, context):
@@ -150,6 +231,10 @@ def main() -> dict:
     parser.add_argument("--annotators", type=int, default=30)
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--analyze", action="store_true", help="ANALYZE the tables first")
+    parser.add_argument("--plans-early", action="store_true",
+                        help="as the load test (and production) meets it: the posts imported, a few steps "
+                             "taken (the connection's prepared statements get their generic plans while the "
+                             "claim tables are nearly empty), then the batch brought to 80%% done")
     parser.add_argument("--label", default="")
     parser.add_argument("--json-out")
     parser.add_argument("--markdown-out")
@@ -164,7 +249,16 @@ def main() -> dict:
 
     rng = random.Random(0)
     annotators = [annotator_ensure(username=f"hp{i:02d}") for i in range(args.annotators)]
-    batch = populate(args.posts, annotators, rng)
+    if args.plans_early:
+        from annotation.importing.services import import_posts
+        from annotation.models import Batch
+        from common import synthetic_posts
+
+        import_posts(("Sentences\r\n" + "".join(f"{t}\r\n" for t in synthetic_posts(args.posts))).encode(),
+                     batch_name="load")
+        batch = Batch.objects.get(name="load")
+    else:
+        batch = populate(args.posts, annotators, rng)
     if args.analyze:
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
@@ -176,6 +270,13 @@ def main() -> dict:
         assert response.status_code == 200, (response.status_code, response.content[:300])
         clients.append(client)
         items.append(response.json()["item"])
+    if args.plans_early:
+        for _ in range(3):  # plans made now, on nearly empty claim tables, stay with the connection
+            for i, client in enumerate(clients):
+                response = client.post(f"/api/queue/{batch.id}/submit/", {"item": items[i], "explicit": 1,
+                                        "implicit": 1, "emotional": 1}, content_type="application/json")
+                items[i] = response.json()["next"]["item"]
+        add_work(batch, annotators, rng)
     connection.ensure_connection()
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
@@ -199,10 +300,17 @@ def main() -> dict:
         items[i] = response.json()["next"]["item"]
         counts.append(len(seen) + 2)  # + BEGIN and COMMIT of the step's transaction
         last = seen
+    # One more step with auto_explain: the plans the server ran, cached ones included (a statement
+    # EXPLAINed afterwards gets a fresh plan, not the one this connection kept).
+    last, as_run = step_as_run(clients, items, batch.id, scores)
     statements = []
     for sql, params in last:
+        key = _text_key(sql)
+        run = next((r for r in as_run if r["key"] == key), None)
+        if run is not None:
+            as_run.remove(run)
         statements.append({"purpose": purpose(sql), "sql": re.sub(r"\s+", " ", sql)[:400],
-                           "explain": explain(sql, params)})
+                           "as_run": run, "explain": explain(sql, params)})
     result = {"label": args.label, "posts": args.posts, "annotators": args.annotators, "analyzed": args.analyze,
               "steps": len(counts), "statements_per_step": {"min": min(counts), "max": max(counts)},
               "step_wall_ms": {"p50": round(percentile(wall_ms, 50), 2), "p95": round(percentile(wall_ms, 95), 2)},
@@ -235,7 +343,8 @@ def markdown(result: dict) -> str:
              f"execution times {result['statements_custom_execution_ms_sum']} ms (custom plans) / "
              f"{result['statements_generic_execution_ms_sum']} ms (generic plans); step p50/p95 "
              f"{result['step_wall_ms']['p50']} / {result['step_wall_ms']['p95']} ms (in-process, test client).", "",
-             "| # | Statement | Custom plan: ms · buffers | Generic plan: ms · buffers | Generic plan (top nodes) |",
+             "| # | Statement | As run: ms · buffers | EXPLAINed afresh (custom / generic): ms · buffers | "
+             "Plan as run (top nodes) |",
              "|---|---|---|---|---|"]
 
     def cell(e: dict | None) -> str:
@@ -244,10 +353,12 @@ def markdown(result: dict) -> str:
         return e["error"][:60] if "error" in e else f"{e['execution_ms']} · {e['shared_buffers']}"
 
     for n, s in enumerate(result["statements"], 1):
-        e = s["explain"] or {}
-        top = (e.get("generic") or {}).get("plan", [])[:6]
-        plan = "<br>".join("&nbsp;&nbsp;" * (len(line) - len(line.lstrip())) + line.strip() for line in top)
-        lines.append(f"| {n} | {s['purpose']} | {cell(e.get('custom'))} | {cell(e.get('generic'))} | {plan or '–'} |")
+        e, run = s["explain"] or {}, s.get("as_run") or {}
+        top = run.get("plan", [])[:7]
+        plan = "<br>".join("&nbsp;" * (len(line) - len(line.lstrip())) + line.strip() for line in top)
+        ran = f"{run['duration_ms']} · {run['shared_buffers']}" if run else "–"
+        lines.append(f"| {n} | {s['purpose']} | {ran} | {cell(e.get('custom'))} / {cell(e.get('generic'))} | "
+                     f"{plan or '–'} |")
     return "\n".join(lines) + "\n"
 
 
