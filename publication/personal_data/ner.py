@@ -219,13 +219,25 @@ class LACRecogniser:
         return spans
 
     def entities_many(self, texts: list[str]) -> list[list[tuple[str, int, int]]]:
-        return [self._spans(text, tags) for text, tags in zip(texts, self._tags(texts))]
+        """Texts are tagged sentence by sentence (LAC reads sentences; sentences of one length are
+        far more common than posts of one length, so the model's batches are fuller)."""
+        pieces: list[tuple[int, int, int]] = []  # (text index, start, end)
+        for index, text in enumerate(texts):
+            pieces += [(index, m.start(), m.end()) for m in _SENTENCE.finditer(text)]
+        segments = [texts[i][a:b] for i, a, b in pieces]
+        out: list[list[tuple[str, int, int]]] = [[] for _ in texts]
+        for (index, offset, _end), segment, tags in zip(pieces, segments, self._tags(segments)):
+            out[index] += [(kind, offset + s, offset + e) for kind, s, e in self._spans(segment, tags)]
+        return out
 
     def entities(self, text: str) -> list[tuple[str, int, int]]:
         return self.entities_many([text])[0]
 
 
 DEFAULT_RECOGNISER = "lac"
+# A sentence: up to SENTENCE_MAX characters without a sentence end, then the ends that follow it.
+SENTENCE_MAX = 160
+_SENTENCE = re.compile(r"[^。！？!?；;\n]{1,%d}[。！？!?；;\n]*" % SENTENCE_MAX)
 
 
 def load_recogniser(setting: str):
