@@ -236,8 +236,13 @@ def audit_findings(rows: list[dict]) -> dict:
     def has(kind: str, word: str = "") -> bool:
         return any(r["kind"] == kind and word in r["text"].lower() for r in rows)
 
+    def status_change(before: str | None, after: str) -> bool:
+        return any(r["kind"] == "rewrite" and any(c[0] == "Status" and c[2] == after and before in (None, c[1])
+                                                  for c in r["changes"] if len(c) == 3) for r in rows)
+
     unreadable = [c for r in rows for c in r["changes"] if len(c) == 3 and any(UNREADABLE.search(v) for v in c[1:])]
-    return {"rewrite_submitted": has("rewrite", "submit"), "rewrite_confirmed": has("rewrite", "confirm"),
+    return {"rewrite_submitted": status_change("Draft", "Waiting for confirmation"),
+            "rewrite_confirmed": status_change(None, "Confirmed"),
             "run_launched": has("run", "launch"), "import": has("import"), "unreadable": unreadable}
 
 
