@@ -221,6 +221,32 @@ def processes(name: str, database: str | None = None) -> list[int]:
     return out
 
 
+class BackendSampler:
+    """CPU used by one database's PostgreSQL backends from now until stop(): each backend's CPU is
+    sampled every 0.2 s (a backend that exits - a connection past CONN_MAX_AGE - keeps its last
+    sample), counted from its value now or from zero when it starts later."""
+
+    def __init__(self, database: str):
+        self.database = database
+        self.first = {pid: cpu_seconds([pid]) for pid in processes("postgres", database)}
+        self.last = dict(self.first)
+        self.running = True
+        self.greenlet = gevent.spawn(self._run)
+
+    def _run(self) -> None:
+        while self.running:
+            for pid in processes("postgres", self.database):
+                value = cpu_seconds([pid])
+                if value > 0 or pid not in self.last:
+                    self.last[pid] = max(value, self.last.get(pid, 0.0))
+            gevent.sleep(0.2)
+
+    def stop(self) -> float:
+        self.running = False
+        self.greenlet.join(timeout=2)
+        return sum(value - self.first.get(pid, 0.0) for pid, value in self.last.items())
+
+
 def step_probe(batch_id: int, username: str, warmup: int = 6, steps: int = 60) -> dict:
     """One annotator's scoring steps as the server runs them (the real view through Django's test
     client, middleware included), alone on one connection: the statements of the last step, and the
@@ -341,9 +367,9 @@ def main() -> dict:
         Shared.retries = 0
         gunicorn_pids = [server.pid] + [int(p) for p in subprocess.run(
             ["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()]
-        postgres_pids = processes("postgres", DATABASE)
+        backends = BackendSampler(DATABASE)  # the database's backends come and go (CONN_MAX_AGE): sampled
         acknowledged0 = len(Shared.acknowledged)
-        cpu0 = (self_cpu(), cpu_seconds(gunicorn_pids), cpu_seconds(postgres_pids), machine_busy())
+        cpu0 = (self_cpu(), cpu_seconds(gunicorn_pids), 0.0, machine_busy())
         start = time.perf_counter()
         if args.restart_postgres_at is not None:
             gevent.sleep(args.restart_postgres_at)
@@ -354,8 +380,7 @@ def main() -> dict:
         gevent.sleep(max(0.0, args.duration - (time.perf_counter() - start)))
         gunicorn_pids += [int(p) for p in subprocess.run(
             ["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()]
-        postgres_pids = sorted(set(postgres_pids) | set(processes("postgres", DATABASE)))
-        cpu1 = (self_cpu(), cpu_seconds(set(gunicorn_pids)), cpu_seconds(postgres_pids), machine_busy())
+        cpu1 = (self_cpu(), cpu_seconds(set(gunicorn_pids)), backends.stop(), machine_busy())
         judged = len(Shared.acknowledged) - acknowledged0
         wall = time.perf_counter() - start
         runner.stop()  # graceful: waits up to stop_timeout for the tasks in flight
@@ -384,7 +409,9 @@ def main() -> dict:
                            **{f"p{q}_ms": entry.get_response_time_percentile(q / 100) for q in (50, 95, 99)}}
     total = sum(e["requests"] for e in endpoints.values())
     errors = sum(e["errors"] for e in endpoints.values())
-    result = {"annotators": args.annotators, "think_s": list(args.think), "duration_s": round(wall, 1),
+    result = {"measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+              "load_average_1_5_15": [round(x, 2) for x in os.getloadavg()],  # others' work on the machine too
+              "annotators": args.annotators, "think_s": list(args.think), "duration_s": round(wall, 1),
               "warmup_s": round(warmup, 1),
               "gunicorn": f"{args.workers} workers x {args.threads} threads", "generator": "Locust (FastHttpUser)",
               "requests": total, "throughput_rps": round(total / wall, 1), "error_rate": round(errors / max(1, total), 4),
