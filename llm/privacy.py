@@ -28,12 +28,18 @@ def endpoint_host(url: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise EndpointRefused(f"{url!r} is not an http(s) URL; give the base URL an OpenAI client takes, "
                               "e.g. http://127.0.0.1:8080/v1")
+    if parts.username is not None or parts.password is not None or parts.query or parts.fragment:
+        # Whatever is in the URL is stored with the run (its endpoint, the audit log): no credentials there.
+        raise EndpointRefused(f"{parts.hostname}: give the endpoint without user, password or query; an API key comes "
+                              "from the environment variable the run names (--api-key-env), never from the URL.")
     return parts.hostname.lower()
 
 
 def is_loopback(url: str) -> bool:
+    """Loopback addresses and the name "localhost" itself. A name under .localhost is not trusted: where
+    the resolver is plain DNS it may resolve anywhere."""
     host = endpoint_host(url)
-    if host == "localhost" or host.endswith(".localhost"):
+    if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback

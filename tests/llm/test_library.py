@@ -264,3 +264,63 @@ def test_keys_come_from_the_named_variable_only(monkeypatch):
         api_key("MY_KEY")
     assert scrub("bad key sk-abcdefghijklmnop and sk-abcdef...", "sk-abcdefghijklmnop") == "bad key *** and ***..."
     assert "sk-abcde" not in scrub("Incorrect API key provided: sk-abcde*********mnop", "sk-abcdefghijklmnop")
+
+
+def test_only_loopback_literals_and_localhost_itself_count_as_this_machine():
+    """A name under .localhost is resolved like any other where the resolver is plain DNS (glibc's
+    files-then-dns): it is not known to stay on this machine, so it needs the allowlist. Credentials in
+    the URL would be stored with the run (its endpoint field, the audit log): refused, keys come from
+    the environment only."""
+    for url in ["http://evil.localhost/v1", "http://a.b.localhost:8080/v1", "http://localhost.evil.com/v1",
+                "http://127.0.0.1.nip.io/v1"]:
+        with pytest.raises(EndpointRefused, match="LLM_ENDPOINT_ALLOWLIST"):
+            endpoint_check(url, [])
+    for url in ["http://user:sk-abcdefghijklmnop@127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1?api_key=sk-abcdefgh",
+                "https://sk-abcdefghijklmnop@api.deepseek.com/v1"]:
+        with pytest.raises(EndpointRefused, match="environment variable"):
+            endpoint_check(url, ["api.deepseek.com"])
+
+
+def test_the_client_follows_no_redirect_to_another_host():
+    """A redirect (307 keeps the body: the post) is never followed: the endpoint fails with its status."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from llm.client import ChatClient, EndpointFailed
+
+    hits = {"target": 0}
+
+    class Target(BaseHTTPRequestHandler):
+        def do_POST(self):
+            hits["target"] += 1
+            self.send_response(500)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    target = ThreadingHTTPServer(("127.0.0.1", 0), Target)
+
+    class Redirect(Target):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(307)
+            self.send_header("Location", f"http://127.0.0.2:{target.server_port}/v1/chat/completions")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    source = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    for server in (target, source):
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    client = ChatClient(base_url=f"http://127.0.0.1:{source.server_port}/v1", api_key="not-needed", model="m",
+                        max_retries=0, timeout=5)
+    try:
+        with pytest.raises(EndpointFailed, match="307"):
+            client.complete([{"role": "user", "content": "帖子"}], temperature=0.0, seed=0, max_tokens=8)
+    finally:
+        client.close()
+        for server in (target, source):
+            server.shutdown()
+            server.server_close()
+    assert hits["target"] == 0
