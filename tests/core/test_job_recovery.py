@@ -10,7 +10,8 @@ import pytest
 from django.utils import timezone, translation
 
 from annotation.importing.services import import_posts
-from annotation.models import AgreementReport, AggregationRun
+from annotation.importing.models import PostImport
+from annotation.models import AgreementReport, AggregationRun, Release
 from calibration import services as calibration_services
 from calibration.models import PriorSnapshot, RebuildRequest
 from core.jobs import (
@@ -23,6 +24,8 @@ from core.jobs import (
     job_run,
     jobs_fail_lost,
 )
+from llm.models import LLMRun, PromptTemplate
+from llm.prompts import PAPER_PROMPT, PAPER_TEMPLATE_NAME
 from modeling.models import ScoringJob, TrainingRun
 
 LABELLED = "Sentences,Explicit,Implicit,Emotional\n" + "".join(
@@ -30,15 +33,24 @@ LABELLED = "Sentences,Explicit,Implicit,Emotional\n" + "".join(
 
 
 def one_of_each() -> list:
+    """One row of every job kind there is (a new kind must be added here: the check below says so)."""
     run = TrainingRun.objects.create(launch_group="g", variant="full", dimensions=["explicit"])
-    return [AgreementReport.objects.create(), AggregationRun.objects.create(), RebuildRequest.objects.create(), run,
-            ScoringJob.objects.create(run=run)]
+    release, _ = Release.objects.get_or_create(number=1, defaults={
+        "content_hash": "0" * 64, "directory": "", "manifest": {}, "summary": {}, "diff": {}})
+    # The paper's prompt, seeded by migration.
+    template, _ = PromptTemplate.objects.get_or_create(name=PAPER_TEMPLATE_NAME, version=1, defaults={"text": PAPER_PROMPT})
+    rows = [AgreementReport.objects.create(), AggregationRun.objects.create(), RebuildRequest.objects.create(), run,
+            ScoringJob.objects.create(run=run), PostImport.objects.create(filename="posts.csv"),
+            LLMRun.objects.create(release=release, template=template, template_text=template.text,
+                                  endpoint="http://127.0.0.1:9/v1", model_name="qwen3-max")]
+    assert {type(row) for row in rows} == set(job_models()), "one_of_each() must make a row of every job kind"
+    return rows
 
 
 def test_every_job_kind_is_checked():
     assert {m._meta.label for m in job_models()} >= {"annotation.AgreementReport", "annotation.AggregationRun",
-                                                     "calibration.RebuildRequest", "modeling.TrainingRun",
-                                                     "modeling.ScoringJob"}
+                                                     "annotation.PostImport", "calibration.RebuildRequest",
+                                                     "modeling.TrainingRun", "modeling.ScoringJob", "llm.LLMRun"}
     # the hard bound follows each task's own time limit
     assert job_max_run_seconds(TrainingRun) > 6 * 3600 > job_max_run_seconds(ScoringJob) > job_max_run_seconds(AgreementReport)
 
@@ -57,7 +69,7 @@ def test_the_check_fails_silent_jobs_of_every_kind_and_nothing_else():
         type(row).objects.filter(pk=row.pk).update(started_at=now - timedelta(seconds=job_max_run_seconds(type(row)) + 60))
 
     counts = jobs_fail_lost(stale_seconds=120)
-    assert set(counts.values()) == {2}  # per kind: the silent one and the overdue one
+    assert counts == {m._meta.label: 2 for m in job_models()}  # per kind: the silent one and the overdue one
     for row in silent:
         row.refresh_from_db()
         assert (row.status, row.error) == ("failed", WORKER_LOST) and row.finished_at

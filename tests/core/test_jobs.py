@@ -20,6 +20,7 @@ from annotation.tasks import agreement_bootstrap_task
 from calibration import services as calibration_services
 from calibration.models import PriorSnapshot, RebuildRequest
 from modeling import services as modeling_services
+from modeling.maam.train import DimensionModel
 from modeling.models import Prediction, ScoringJob, TrainingRun
 from tests.modeling.conftest import labelled_release  # noqa: F401  (fixture)
 
@@ -28,10 +29,16 @@ LABELLED = "Sentences,Explicit,Implicit,Emotional\n" + "".join(
 
 
 class CountingModel:
-    """Stands in for a trained MAAM model: counts how often a job predicts with it."""
+    """Stands in for a trained MAAM model (the baseline variant: no Astigmatism fusion) with MAAMModel's
+    interface - per-dimension models in `dims`, and predict's per-dimension before / after / steps / states /
+    labels - and counts how often a job predicts with it."""
 
     calls = 0
     lock = threading.Lock()
+    DIMS = ("explicit", "implicit", "emotional")
+
+    def __init__(self):
+        self.dims = {d: DimensionModel(backbone=None) for d in self.DIMS}  # no fusion, like a baseline run
 
     @classmethod
     def load(cls, path):
@@ -42,8 +49,7 @@ class CountingModel:
             CountingModel.calls += 1
         probs = np.full((len(texts), 5), 0.2)
         labels = probs.argmax(axis=1) + 1  # MAAMModel.predict's contract: decoded labels beside the probabilities
-        return {d: {"before": probs, "after": probs, "states": None, "labels": labels}
-                for d in ("explicit", "implicit", "emotional")}
+        return {d: {"before": probs, "after": probs, "steps": [], "states": None, "labels": labels} for d in self.dims}
 
 
 @pytest.fixture
