@@ -186,10 +186,13 @@ R = TypeVar("R")
 
 
 def map_concurrent(items: Iterable[T], work: Callable[[T], R], *, concurrency: int,
-                   stop: threading.Event) -> Iterator[tuple[T, R | None, BaseException | None]]:
+                   stop: threading.Event, on_idle: Callable[[], None] | None = None,
+                   idle_seconds: float = 0.25) -> Iterator[tuple[T, R | None, BaseException | None]]:
     """(item, result, error) as each finishes, at most `concurrency` in flight. Setting `stop`
     submits nothing more; closing the iterator (or an error in the consumer) stops too, and waits
-    for the requests in flight to return."""
+    for the requests in flight to return. `on_idle` is called in the consumer's thread whenever
+    `idle_seconds` pass with nothing finishing (the runner writes its buffered answers to the cache
+    then, so a worker killed during a long wait has lost none it was sent)."""
     iterator = iter(items)
     pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="llm")
     pending: dict[Future, T] = {}
@@ -203,7 +206,10 @@ def map_concurrent(items: Iterable[T], work: Callable[[T], R], *, concurrency: i
 
         refill()
         while pending:
-            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            done, _ = wait(list(pending), timeout=idle_seconds if on_idle is not None else None,
+                           return_when=FIRST_COMPLETED)
+            if not done and on_idle is not None:
+                on_idle()
             for future in done:
                 item = pending.pop(future)
                 error = future.exception()

@@ -143,7 +143,8 @@ def execute(run: LLMRun) -> JobDone:
                                 stop=stop)
 
     try:
-        for w, completion, error in map_concurrent(todo, ask, concurrency=concurrency, stop=stop):
+        for w, completion, error in map_concurrent(todo, ask, concurrency=concurrency, stop=stop,
+                                                         on_idle=writer.flush, idle_seconds=CACHE_FLUSH_SECONDS):
             if error is not None:
                 stop.set()
                 if isinstance(error, EndpointFailed):

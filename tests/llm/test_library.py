@@ -324,3 +324,34 @@ def test_the_client_follows_no_redirect_to_another_host():
             server.shutdown()
             server.server_close()
     assert hits["target"] == 0
+
+
+def test_answers_had_reach_the_cache_while_a_slow_request_is_still_out():
+    """The runner's buffered answers are written (on_idle) while nothing finishes, not only when the
+    next answer arrives: a worker killed during a long Retry-After wait has lost none it was sent."""
+    import threading
+
+    from llm.client import map_concurrent
+
+    buffered, written = [], []
+    released = threading.Event()
+
+    def flush():
+        written.extend(buffered)
+        buffered.clear()
+        if "fast" in written:
+            released.set()
+
+    def work(item):
+        if item == "slow":
+            return released.wait(10)  # answers only once the fast answer has been written
+        return item
+
+    out = []
+    for item, result, error in map_concurrent(["fast", "slow"], work, concurrency=2, stop=threading.Event(),
+                                              on_idle=flush, idle_seconds=0.01):
+        assert error is None
+        out.append((item, result))
+        buffered.append(item)
+    assert out == [("fast", "fast"), ("slow", True)]
+    assert written == ["fast"]
