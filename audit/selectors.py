@@ -101,6 +101,9 @@ def readable_value(field, value) -> str:
         if kind == "BooleanField" and text in ("True", "False"):
             return str(_("yes") if text == "True" else _("no"))
         if kind in ("ForeignKey", "OneToOneField") and field.related_model is not None:
+            if field.related_model._meta.label_lower == "annotation.post" and text.isdigit():
+                # By number, never by its text (Post.__str__): the log is kept for good, takedowns' included.
+                return str(_("Post #%(id)s") % {"id": text})
             target = field.related_model._default_manager.filter(pk=text).first() if text.isdigit() else None
             if target is not None:
                 return getattr(target, "username", None) or str(target)
