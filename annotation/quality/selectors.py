@@ -354,8 +354,10 @@ def annotator_judgments(*, viewer, annotator_id: int, since: float | None = None
 # --- Aggregation ------------------------------------------------------------------------------------
 
 def aggregation_latest() -> AggregationRun | None:
-    """The newest successful aggregation run."""
-    return AggregationRun.objects.filter(status=JobStatus.SUCCEEDED).order_by("-finished_at", "-id").first()
+    """The newest successful aggregation run. A run with no finish time comes last on every database
+    (PostgreSQL puts NULL first in a descending order, SQLite last)."""
+    return AggregationRun.objects.filter(status=JobStatus.SUCCEEDED).order_by(
+        F("finished_at").desc(nulls_last=True), "-id").first()
 
 
 def aggregation_pending() -> AggregationRun | None:

@@ -130,3 +130,15 @@ def test_the_aggregation_job_runs_once_and_replaces_the_labels(judged, django_ca
     assert set(AggregateLabel.objects.values_list("run_id", flat=True)) == {run.pk} != {stale.pk}
     assert services.aggregation_compute(run_id=run.pk).pk == run.pk  # a redelivery does nothing
     assert AggregationRun.objects.filter(status=JobStatus.SUCCEEDED).count() == 2
+
+
+def test_the_latest_aggregation_is_the_newest_finished_one_on_every_database(judged):
+    """A succeeded run with no finish time (made by hand, as tests and fixtures do) never hides the newest
+    finished run: PostgreSQL sorts NULL first in a descending order, so `-finished_at` alone picked it there
+    (and the quality pages showed an empty report) while SQLite picked the finished run."""
+    from annotation.quality import selectors
+
+    finished = services.aggregation_run_now()
+    AggregationRun.objects.create(status=JobStatus.SUCCEEDED)  # no finished_at, no summary
+    assert selectors.aggregation_latest() == finished
+    assert selectors.report_latest().run == finished
