@@ -52,7 +52,8 @@ def post_import_run(job_id: int) -> PostImport:
 
         try:
             result = import_posts(bytes(row.data), filename=row.filename, with_labels=row.with_labels,
-                                  batch_name=row.batch_name or None, as_work=row.as_work, progress=progress)
+                                  batch_name=row.batch_name or None, as_work=row.as_work, progress=progress,
+                                  actor=row.created_by)  # the task runs outside the upload's request
         except ImportFailed as exc:
             PostImport.objects.filter(pk=job_id).update(data=b"", result={
                 "problems": [str(p) for p in exc.problems[:PROBLEMS_KEPT]], "problem_count": len(exc.problems)})

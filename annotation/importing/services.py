@@ -142,12 +142,13 @@ def _masked(raw: str):
 
 
 def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
-                 batch_name: str | None = None, as_work: bool = False, progress=None) -> ImportResult:
+                 batch_name: str | None = None, as_work: bool = False, progress=None, actor=None) -> ImportResult:
     """Parse, validate and write posts; raise ImportFailed (writing nothing) on any problem.
     Posts with their labels (`with_labels`) are reference data, finished already: a batch named
     for them is created locked, so they reach no annotator's queue, and an open batch (annotation
     work) is refused; `as_work` puts them in the batch as work to be scored all the same.
-    `progress(done, total)` hears how far the masking, the slow part, has gone (background imports)."""
+    `progress(done, total)` hears how far the masking, the slow part, has gone (background imports).
+    `actor`: who the audit log names (None: the person of the request being served, else the system)."""
     posts, problems, encoding, seen, skipped = read_posts_file(data, filename=filename, progress=progress)
     existing = set(
         Post.objects.filter(text_sha256__in=list(seen)).values_list("text_sha256", flat=True)
@@ -202,7 +203,7 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
         for p in posts:
             found.update(p.personal_data or {})
         tables_analyse_on_commit(Post, FinalLabel)
-        audit_event(actor=None, event="import", params={"n": len(created), "file": Path(filename).name or "–"},
+        audit_event(actor=actor, event="import", params={"n": len(created), "file": Path(filename).name or "–"},
                     what=gettext_noop("Imported %(n)s posts from %(file)s"),
                     changes={"posts": (None, len(created)), "labelled": (None, labelled), "batch": (None, batch_name),
                              "personal_data": (None, sum(found.values()))})
