@@ -38,6 +38,14 @@ from typing import Callable
 # and letters): NFKC is computed once per character at import, not per post.
 _NFKC_RANGES = ((0x00A0, 0x0250), (0x2000, 0x2500), (0x2E80, 0x3400), (0xF900, 0xFB00), (0xFE10, 0xFE70),
                 (0xFF00, 0xFFF0), (0x1D400, 0x1D800), (0x1F100, 0x1F200))
+# Characters that show nothing (inclusive ranges): format characters and marks, and the Hangul fillers
+# (U+115F, U+1160, U+3164, U+FFA0), letters (Lo) that render as blank space. Every view drops them,
+# and so does the publication cleaning: a character one of them keeps and the other drops would let a
+# number or a verbatim sentence through (a filler between the groups of a phone number).
+INVISIBLE_RANGES = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+                    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+                    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+                    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF))
 # Emoji and pictographs live mostly here; with the symbols (So, Sk) elsewhere they are dropped when matching.
 _EMOJI_RANGES = ((0x1F000, 0x1FB00), (0x2600, 0x27C0), (0x2B00, 0x2C00))
 _SCAN_RANGES = ((0x80, 0x3400), (0xA000, 0x10000), (0x10000, 0x20000), (0xE0000, 0xE0200))
@@ -86,7 +94,7 @@ def _build_tables() -> tuple[dict[int, str], str, str]:
     for low, high in _SCAN_RANGES:
         for cp in range(low, high):
             cat = unicodedata.category(chr(cp))
-            invisible = cat in ("Cf", "Mn", "Me")
+            invisible = cat in ("Cf", "Mn", "Me") or any(lo <= cp <= hi for lo, hi in INVISIBLE_RANGES)
             symbol = cat in ("So", "Sk") or any(lo <= cp < hi for lo, hi in _EMOJI_RANGES) and cat.startswith(("S", "Po"))
             if invisible or symbol:
                 dropped_match.append(cp)
@@ -272,10 +280,7 @@ def fold_char_for_search(ch: str) -> str:
 
 
 _INVISIBLE = re.compile("[" + "".join(
-    f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in (
-        (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
-        (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
-        (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF))) + "]")
+    f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in INVISIBLE_RANGES) + "]")
 
 
 def clean_for_publication(text: str) -> str:
