@@ -46,23 +46,48 @@ class Work:
     request_seed: int
 
 
-def run_data(run: LLMRun) -> dict:
+def taken_down_keys() -> set[str]:
+    """The release ids (Takedown.post_key) of every post taken down, whenever: a takedown means someone
+    asked for the post to be removed, so its text never leaves the instance again - even though the
+    releases published before it still hold the post."""
+    from publication.models import Takedown
+
+    return set(Takedown.objects.values_list("post_key", flat=True))
+
+
+def release_data(release, seed: int) -> dict:
     """The release's split as MAAM runs read it (modeling/splits.py; a k-fold release tests on fold
-    seed mod k)."""
+    seed mod k), less the posts taken down since it was published: "taken_down" counts them per split."""
     from modeling.splits import run_split
 
-    return run_split(run.release, run.seed)
+    data = run_split(release, seed)
+    gone = taken_down_keys()
+    kept = {part: [r for r in data[part] if r["id"] not in gone] for part in ("test", "train")}
+    data["taken_down"] = {part: len(data[part]) - len(kept[part]) for part in ("test", "train")}
+    data.update(kept)
+    if any(data["taken_down"].values()):
+        logger.info("release %s: %s test and %s training posts taken down are left out of the LLM run",
+                    release.number, data["taken_down"]["test"], data["taken_down"]["train"])
+    return data
+
+
+def run_data(run: LLMRun) -> dict:
+    return release_data(run.release, run.seed)
 
 
 def work_items(run: LLMRun, data: dict) -> list[Work]:
     """Every (run index, test post) with its messages and cache key, in a fixed order. The shots of
-    run index r are drawn with seed + r from the training rows only."""
+    run index r are drawn with seed + r from the training rows only. A post taken down is never an
+    item nor a shot, whatever `data` holds (release_data leaves them out already)."""
     items = []
+    gone = taken_down_keys()
+    train = [row for row in data["train"] if row["id"] not in gone]
+    test = [row for row in data["test"] if row["id"] not in gone]
     endpoint = run.endpoint if run.backend == Backend.OPENAI else f"{run.endpoint}#{run.local_scoring}"
     for r in range(run.runs):
-        shots = shots_select(data["train"], run.shots, run.seed + r)
+        shots = shots_select(train, run.shots, run.seed + r)
         fingerprint = shots_fingerprint(shots)
-        for row in sorted(data["test"], key=lambda x: x["id"]):
+        for row in sorted(test, key=lambda x: x["id"]):
             key = cache_key(backend=run.backend, endpoint=endpoint, model=run.model_name,
                             template_text=run.template_text, post_text=row["text"], shots=fingerprint, seed=run.seed,
                             temperature=run.temperature, run_index=r, max_tokens=run.max_tokens)
@@ -214,5 +239,5 @@ def finish(run: LLMRun, data: dict, items: list[Work], results: dict, counters: 
     return JobDone(fields={
         **counters, "unparsed": unparsed, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
         "cost": cost(prompt_tokens, completion_tokens, run.price_input_per_mtok, run.price_output_per_mtok),
-        "summary": summary, "split": data["split"], "n_test": len(data["test"]),
+        "summary": summary, "split": {**data["split"], "taken_down": data["taken_down"]}, "n_test": len(data["test"]),
         "progress_current": len(items), "progress_total": len(items), "stage": "done"}, commit=commit)

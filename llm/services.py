@@ -56,7 +56,7 @@ def template_add(*, name: str, text: str, description: str = "", created_by=None
 def _settings_check(*, release: Release, backend: str, endpoint: str, model_name: str, shots: int, runs: int,
                     temperature: float, api_key_env: str, local_scoring: str, seed: int) -> dict:
     """Validate a launch; returns the split. DomainError with what to change."""
-    from modeling.splits import run_split
+    from .runner import release_data
 
     if backend not in Backend.values:
         raise DomainError(_("Unknown backend %(backend)r; choose one of %(choices)s.")
@@ -86,7 +86,7 @@ def _settings_check(*, release: Release, backend: str, endpoint: str, model_name
         if not os.path.isdir(endpoint):
             raise DomainError(_("%(path)s is not a directory: give the local checkpoint's path (under /models); "
                                 "nothing is downloaded.") % {"path": endpoint})
-    data = run_split(release, seed)
+    data = release_data(release, seed)  # less the posts taken down since the release was published
     if not data["test"]:
         raise DomainError(_("Release %(number)s has no test posts to score.") % {"number": release.number})
     if shots > len(data["train"]):
@@ -117,7 +117,8 @@ def _estimate(*, backend: str, endpoint: str, model_name: str, template_text: st
         except EndpointRefused:
             leaves = True
     return {"requests": len(items), "cached": len(hits), "to_send": len(to_send), "n_test": len(data["test"]),
-            "n_train": len(data["train"]), "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+            "n_train": len(data["train"]), "taken_down": data.get("taken_down", {"test": 0, "train": 0}),
+            "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
             "price_input_per_mtok": price_in, "price_output_per_mtok": price_out,
             "cost": cost(prompt_tokens, completion_tokens, price_in, price_out), "currency": settings.LLM_CURRENCY,
             "leaves_machine": leaves, "host": host}

@@ -305,3 +305,33 @@ def test_launch_runs_the_celery_task_on_the_default_queue_and_rerun_uses_the_cac
     assert again.summary == run.summary
     with pytest.raises(Exception, match="already succeeded"):
         services.llm_run_cancel(run_id=again.pk)
+
+
+def test_posts_taken_down_after_publishing_never_leave_the_machine(release, tmp_path, capsys):
+    """A takedown after the release was published: the post is still in the release's files, but
+    its text is in no request - neither as a test post nor as a few-shot example - and every other
+    test post is answered."""
+    from annotation.releases.files import post_key
+    from llm.fewshot import shots_select
+    from publication.takedowns import takedown_record
+
+    data = run_split(release, 0)
+    test_row = sorted(data["test"], key=lambda r: r["id"])[0]
+    train_row = shots_select(data["train"], 5, 0)[0]  # a post the 5 shots of seed 0 would carry
+    posts = {post_key(p.external_id, p.text_sha256): p for p in Post.objects.all()}
+    for row in (test_row, train_row):
+        takedown_record(post=posts[row["id"]], reason="The author asked for it to be removed.")
+    with OpenAIServer() as server:
+        result = run_command(release, server, tmp_path, "--runs", "1", "--shots", "5")
+    printed = capsys.readouterr().out
+
+    sent = [m["content"] for r in server.requests for m in r["body"]["messages"]]
+    assert server.requests and all(len(r["body"]["messages"]) == 11 for r in server.requests)
+    assert not any(test_row["text"] in content or train_row["text"] in content for content in sent)
+    # Every other test post answered, the taken-down one left out, and the run says how many were.
+    others = {r["id"] for r in data["test"]} - {test_row["id"]}
+    run = LLMRun.objects.get(pk=result["run_id"])
+    assert {a.post_key for a in LLMAnswer.objects.filter(run=run)} == others
+    assert result["n_test"] == run.n_test == len(others) and result["requests"] == len(others)
+    assert run.estimate["taken_down"] == {"test": 1, "train": 1}
+    assert "2 posts taken down" in printed and run.split["taken_down"] == {"test": 1, "train": 1}

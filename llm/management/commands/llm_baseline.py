@@ -113,6 +113,10 @@ class Command(BaseCommand):
             f"Estimate for release {number}: {e['n_test']} test posts, {e['requests']} answers, {e['cached']} in the "
             f"cache, {e['to_send']} to ask for; about {e['prompt_tokens']:,} prompt + {e['completion_tokens']:,} answer "
             f"tokens, cost about {e['cost']:.4f} {e['currency']}; {where}.")
+        gone = e.get("taken_down") or {}
+        if any(gone.values()):
+            self.stdout.write(f"Left out: {sum(gone.values())} posts taken down since the release was published "
+                              f"({gone.get('test', 0)} test, {gone.get('train', 0)} training); their text is not sent.")
 
     def _print_results(self, run, summary: dict) -> None:
         self.stdout.write(f"LLM run {run.pk}: {run.model_name}, {run.shots}-shot, {run.runs} runs, "
