@@ -52,8 +52,14 @@ def takedown_record(*, post: Post, reason: str, requested_by=None) -> Takedown:
     dropped, _by_model = Prediction.objects.filter(post=post).delete()
     _open_claims_release(post)
     Post.objects.filter(pk=post.pk).update(withdrawn=True)  # rule 4 as the claim path reads it (Post.withdrawn)
-    return Takedown.objects.create(post=post, post_key=post_key(post.external_id, post.text_sha256), reason=reason,
-                                   requested_by=requested_by, predictions_dropped=dropped)
+    takedown = Takedown.objects.create(post=post, post_key=post_key(post.external_id, post.text_sha256), reason=reason,
+                                       requested_by=requested_by, predictions_dropped=dropped)
+    if requested_by is not None:
+        # The log names who recorded it, as its row does, outside a request too (auditlog records no one there).
+        from auditlog.models import LogEntry
+
+        LogEntry.objects.get_for_object(takedown).filter(actor__isnull=True).update(actor=requested_by)
+    return takedown
 
 
 def _open_claims_release(post: Post) -> int:

@@ -37,3 +37,17 @@ def test_a_takedown_entry_names_the_post_by_number_not_text(make_user):
     assert not any(post.text[:6] in v for v in values), values
     (chinese,) = audit_rows(reader, "?kind=takedown", language="zh-CN")
     assert ("–", f"帖子 #{post.pk}") in [c[1:] for c in chinese["changes"]]
+
+
+def test_a_takedown_recorded_outside_a_request_names_who_recorded_it(make_user):
+    """As a release does (the releases page and the log agree): seed_demo and other callers record a
+    takedown with requested_by outside any request; the log said 'system' beside 'Recorded by: res'."""
+    from publication.takedowns import takedown_record
+
+    researcher = make_user("res", role="researcher")
+    reader = Client()
+    reader.force_login(researcher)
+    import_posts(LABELLED.encode(), with_labels=True)
+    takedown_record(post=Post.objects.order_by("pk").first(), reason="the author asked", requested_by=researcher)
+    (row,) = audit_rows(reader, "?kind=takedown")
+    assert row["who"] == "res"
