@@ -1,6 +1,7 @@
 """Issue 12 in the browser: a new annotator fails the qualification round, sees their scores beside
-gold and the rubric, is reset by a researcher and passes; a researcher sees a speeder's alert on the
-quality panel and follows it to the judgments behind it."""
+gold and the rubric, is reset by a researcher (once the items they saw are replaced: issue 31) and
+passes on the new set; a researcher sees a speeder's alert on the quality panel and follows it to
+the judgments behind it."""
 from __future__ import annotations
 
 import pytest
@@ -57,13 +58,25 @@ def test_a_new_annotator_fails_then_passes_the_qualification(browser_page, live_
     page.goto(f"{live_server.url}/quality/annotators/{newcomer.pk}/")
     page.wait_for_selector("#qualification tr[data-attempt='1']")
     assert "failed" in page.inner_text("#qualification tr[data-attempt='1']")
+    # The set whose gold they were shown cannot be retried (issue 31 item 9): the reset is refused, saying so
+    page.click("#qualification button.reset")
+    page.wait_for_selector(".msg:has-text('were shown to this annotator')")
+    assert QualificationAttempt.objects.get(annotator=newcomer).reset_at is None
+    # ... so the researcher replaces those items with gold the newcomer has not seen (Batch quality settings), then resets
+    fresh = []
+    for i, labels in enumerate(GOLD):
+        text = f"资格测试：换上的新资格帖子 {i}"
+        post = Post.objects.create(text=text, raw_text=text, text_sha256=sha256_text(text))
+        fresh.append(GoldItem.objects.create(post=post, source=GoldSource.UPLOAD, **labels))
+    services.batch_quality_set(batch_id=batch.pk, qualification_post_ids=[g.post_id for g in fresh])
+    page.goto(f"{live_server.url}/quality/annotators/{newcomer.pk}/")
     page.click("#qualification button.reset")
     page.wait_for_selector("#qualification tr[data-attempt='1']:has-text('reset by res')")
 
     page.context.clear_cookies()
     login(page, live_server, newcomer.username)
     page.goto(f"{live_server.url}/annotate/{batch.pk}/qualification/")
-    answer_all(page, items, lambda item: item.scores())
+    answer_all(page, fresh, lambda item: item.scores())
     page.wait_for_selector("#post-text:not(:empty)")  # passed: the real queue is open
     assert page.url.endswith(f"/annotate/{batch.pk}/")
     assert page.inner_text("#post-text") in set(batch.posts.values_list("text", flat=True))
