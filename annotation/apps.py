@@ -1,5 +1,5 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
+from django.db.models.signals import post_migrate, pre_migrate
 from django.utils.translation import gettext_lazy as _
 
 
@@ -19,6 +19,17 @@ def database_code_install(sender, using="default", **kwargs):
             cursor.execute(pick_function_sql())
 
 
+def database_code_lift(sender, using="default", **kwargs):
+    """Before every `migrate` on SQLite: the counter triggers go (reinstalled after it), so that a
+    migration rebuilding the batches' or posts' table never meets a trigger naming it."""
+    from django.db import connections
+
+    from .counters import counters_uninstall
+
+    if connections[using].vendor == "sqlite":
+        counters_uninstall(connections[using])
+
+
 class AnnotationConfig(AppConfig):
     name = "annotation"
     verbose_name = _("Annotation")
@@ -29,4 +40,5 @@ class AnnotationConfig(AppConfig):
         from .visibility import admin_site_guard
 
         admin_site_guard(admin.site)  # after the admin's autodiscover (listed first in INSTALLED_APPS)
+        pre_migrate.connect(database_code_lift, sender=self, dispatch_uid="annotation_database_code_lift")
         post_migrate.connect(database_code_install, sender=self, dispatch_uid="annotation_database_code")

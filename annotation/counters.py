@@ -10,8 +10,10 @@ the admin, a batch deleted (its posts' batch set to NULL), raw SQL - in the writ
   lets through only a change of batch (the step's updates of live_claims never run it);
 - SQLite: row-level triggers, the same three events.
 
-Migration 0018 installs them (and removes them when reversed); `counters_install` also runs after
-every `migrate` (annotation/apps.py): it (re)creates the triggers -
+Migration 0018 installs them on PostgreSQL (and removes them when reversed); `counters_install` runs
+after every `migrate` (annotation/apps.py), and on SQLite the triggers are removed before every
+`migrate` (SQLite rebuilds a table to alter it, and a trigger naming the batches' table would make
+that rebuild fail). After every migrate it (re)creates the triggers -
 SQLite drops a table's triggers when a migration rebuilds the table - and recounts every batch, so a
 count can never stay wrong past a migrate. `tests/annotation/test_counters.py` checks the count
 against the rows after every kind of write, on both databases."""
@@ -74,6 +76,8 @@ def counters_install(connection) -> None:
     statements = {"postgresql": _POSTGRESQL, "sqlite": _SQLITE}.get(connection.vendor)
     if statements is None:
         raise NotImplementedError(f"Batch.post_count has no triggers for {connection.vendor}")
+    if _BATCH not in connection.introspection.table_names():  # migrated back to zero
+        return
     with connection.cursor() as cursor:
         columns = {c.name for c in connection.introspection.get_table_description(cursor, _BATCH)}
     if "post_count" not in columns:
@@ -86,7 +90,11 @@ def counters_install(connection) -> None:
 
 
 def counters_uninstall(connection) -> None:
-    """Remove the triggers (migration 0018 reversed: the column they write goes)."""
+    """Remove the triggers (migration 0018 reversed: the column they write goes; and on SQLite before
+    every `migrate`, annotation/apps.py: a migration that rebuilds the batches' table would otherwise
+    fail on triggers naming it)."""
+    if _POST not in connection.introspection.table_names():
+        return
     with connection.cursor() as cursor:
         for name in TRIGGERS:
             cursor.execute(f"DROP TRIGGER IF EXISTS {name}" + (f" ON {_POST}" if connection.vendor == "postgresql" else ""))

@@ -106,6 +106,14 @@ class Batch(models.Model):
     def is_locked(self) -> bool:
         return self.locked_at is not None
 
+    def save(self, *args, **kwargs):
+        """Never writes post_count back over the database's own count (an import may have added
+        posts since this row was read): an existing batch is saved without it."""
+        if not self._state.adding and kwargs.get("update_fields") is None and not kwargs.get("force_insert"):
+            kwargs["update_fields"] = [f.name for f in self._meta.concrete_fields
+                                       if not f.primary_key and f.name != "post_count"]
+        super().save(*args, **kwargs)
+
     def __str__(self) -> str:
         return self.name
 

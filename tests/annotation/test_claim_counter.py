@@ -204,6 +204,10 @@ def test_the_pick_reads_a_few_pages_however_large_the_batch_and_the_annotators_h
                                        + [Assignment(post_id=p, annotator=a, assigned_at=now,
                                                      status=AssignmentStatus.SUBMITTED) for p in posts[-answered:]])
         services.claims_recount(batch_id=batch.id)
+        with connection.cursor() as cursor:
+            # The recount's updates leave dead index entries; whether a scan skips them cheaply
+            # depends on other sessions' open transactions, not on the plan: clear them first.
+            cursor.execute("VACUUM annotation_post")
         sql, params = selectors.claim_candidates_sql(annotator=a, batch=batch)
         with connection.cursor() as cursor:
             for _ in range(7):  # past the five custom plans: the plan in use from then on, planning done
@@ -214,10 +218,9 @@ def test_the_pick_reads_a_few_pages_however_large_the_batch_and_the_annotators_h
 
     small = buffers(100, 50, "small")
     large = buffers(3000, 2500, "large")
-    # A plan that reads the batch touches two pages per post it checks (thousands here). What the
-    # walk reads beyond the first post's few pages are index leaves of entries left dead by the
-    # recount's updates (no VACUUM ran), skipped without visiting the table.
-    assert small < 15 and large < 40, (small, large)
+    # A plan that reads the batch touches two pages per post it checks (thousands here); the walk
+    # reads the first post's few pages, whatever the batch's size.
+    assert small < 15 and large < 25, (small, large)
 
 
 @pytest.mark.django_db(transaction=True)
