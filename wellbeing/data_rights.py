@@ -85,23 +85,33 @@ _BEFORE = rf"(?<![{_NAME_CHAR}])(?<![{_NAME_CHAR}][.@-])"
 _AFTER = rf"(?![{_NAME_CHAR}])(?![.@-][{_NAME_CHAR}])"
 
 
-def _whole(word: str) -> re.Pattern:
+# The same edges for a name with a non-ASCII character (小红, josé) in other people's text: no letter
+# or digit of any script beside it, so it is never taken out of a run of Chinese (小红和小明).
+_BEFORE_ANY_SCRIPT = r"(?<!\w)(?<!\w[.@-])"
+_AFTER_ANY_SCRIPT = r"(?!\w)(?![.@-]\w)"
+
+
+def _whole(word: str, *, any_script: bool = False) -> re.Pattern:
     """`word` as a whole name, in any case: not part of a longer username or address (ann1 is not in
-    ann10 nor in ann1.smith; it is in "ann1." at the end of a sentence and in "ann1+ann2")."""
+    ann10 nor in ann1.smith; it is in "ann1." at the end of a sentence and in "ann1+ann2").
+    With `any_script`, a non-ASCII name also needs non-letters of every script on both sides."""
+    if any_script and not word.isascii():
+        return re.compile(_BEFORE_ANY_SCRIPT + re.escape(word) + _AFTER_ANY_SCRIPT, re.IGNORECASE)
     return re.compile(_BEFORE + re.escape(word) + _AFTER, re.IGNORECASE)
 
 
-def _replace(value: Any, old: set[str], new: str) -> Any:
+def _replace(value: Any, old: set[str], new: str, *, any_script: bool = False) -> Any:
     """`value` (JSON) with every occurrence of one of the names in `old` rewritten to `new`."""
     if isinstance(value, str):
         for word in old:
             if word:
-                value = _whole(word).sub(new, value)
+                value = _whole(word, any_script=any_script).sub(new, value)
         return value
     if isinstance(value, list):
-        return [_replace(v, old, new) for v in value]
+        return [_replace(v, old, new, any_script=any_script) for v in value]
     if isinstance(value, dict):
-        return {_replace(k, old, new): _replace(v, old, new) for k, v in value.items()}
+        return {_replace(k, old, new, any_script=any_script): _replace(v, old, new, any_script=any_script)
+                for k, v in value.items()}
     return value
 
 
@@ -127,21 +137,40 @@ def _job_text_fields() -> list[tuple[Any, tuple[str, ...]]]:
     return out
 
 
-def _rewrite_free_text(old: set[str], new: str) -> None:
+def _own_rows(model, user) -> Q | None:
+    """The rows of `model` the person wrote, confirmed, requested or otherwise stands behind: any
+    foreign key of the row to the account (Rewrite.author, .created_by, .confirmer; Judgment.annotator;
+    a job's created_by ...). None when the model has no such key."""
+    user_model = get_user_model()
+    own = None
+    for field in model._meta.concrete_fields:
+        if field.is_relation and field.related_model is user_model:
+            own = Q(**{field.name: user}) if own is None else own | Q(**{field.name: user})
+    return own
+
+
+def _rewrite_free_text(old: set[str], new: str, user) -> None:
     """Free text people typed that may name the account: judgment notes and their revisions,
     adjudication rationales, takedown reasons, rewrites of posts, and background jobs' payloads
-    (update(): no signal, no new audit entry)."""
+    (update(): no signal, no new audit entry).
+
+    In the person's own rows (see _own_rows) the name goes wherever it stands. In everybody else's, a
+    name with a non-ASCII character (小红) goes only where no letter of any script touches it, never
+    out of a run of Chinese: erasing 小红 leaves another author's confirmed "小红和小明在一起了" (which a
+    release publishes) as it was. An ASCII name (ann1) is matched as everywhere else (同意ann1的)."""
     from publication.models import Rewrite, Takedown
 
     for model, fields in ((Judgment, ("note",)), (JudgmentRevision, ("old", "new")), (FinalLabel, ("rationale",)),
                           (Takedown, ("reason",)), (Rewrite, ("text",)), *_job_text_fields()):
+        own = _own_rows(model, user)
+        own_pks = set(model.objects.filter(own).values_list("pk", flat=True)) if own is not None else set()
         for field in fields:
             lookup = Q()
             for word in old:  # (JSON columns may hold the name \u-escaped)
                 for form in {word, json.dumps(word)[1:-1]}:
                     lookup |= Q(**{f"{field}__icontains": form})
             for pk, value in model.objects.filter(lookup).values_list("pk", field).iterator():
-                rewritten = _replace(value, old, new)
+                rewritten = _replace(value, old, new, any_script=pk not in own_pks)
                 if rewritten != value:
                     model.objects.filter(pk=pk).update(**{field: rewritten})
 
@@ -252,7 +281,7 @@ def annotator_erase(*, username: str, requested_by=None, reason: str = "") -> Er
                     object_repr=_replace(row.object_repr, old, new_username),
                     change_message=_replace(row.change_message, old, new_username))
 
-    _rewrite_free_text(old, new_username)
+    _rewrite_free_text(old, new_username, user)
     _rewrite_own_notes(user, real_names, new_username)
 
     # Stored reports (the quality panel's, agreement) that name annotators.
