@@ -17,7 +17,18 @@ def accuracy(y_true, y_pred) -> float:
 
 
 def macro_f1(y_true, y_pred, labels: Sequence[int] = LABELS) -> float:
-    return float(f1_score(y_true, y_pred, labels=list(labels), average="macro", zero_division=0))
+    """sklearn's f1_score(average="macro", zero_division=0) over `labels`, counted with numpy: the
+    stacker's offset search calls it thousands of times a run, and sklearn's input checks cost ~8 ms
+    a call (a baseline run on 120 posts spent 75 of its 85 s there)."""
+    y_true, y_pred = np.asarray(y_true).ravel(), np.asarray(y_pred).ravel()
+    if y_true.shape != y_pred.shape:
+        raise ValueError(f"y_true and y_pred differ in length ({y_true.size} and {y_pred.size})")
+    lab = np.asarray(list(labels))[:, None]
+    is_true, is_pred = y_true[None, :] == lab, y_pred[None, :] == lab
+    tp = (is_true & is_pred).sum(axis=1)
+    denominator = is_true.sum(axis=1) + is_pred.sum(axis=1)  # 2tp + fp + fn
+    f1 = np.divide(2.0 * tp, denominator, out=np.zeros(len(lab)), where=denominator > 0)
+    return float(f1.mean()) if len(lab) else 0.0
 
 
 def f1_per_class(y_true, y_pred, labels: Sequence[int] = LABELS) -> list[float]:
