@@ -8,6 +8,7 @@ from django.urls import reverse
 from modeling import services
 from modeling.maam.train import MAAMModel
 from modeling.models import TrainingRun
+from tests.core.test_chinese_labels import EN, Texts
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,11 +25,14 @@ def test_the_saved_model_is_trained_on_all_posts_after_the_evaluation(labelled_r
     assert MAAMModel.load(run.artifact_path).meta["n_train"] == 80
     assert run.metrics["split"]["scheme"] == "paper"
     client.force_login(make_user("res", "researcher"))
-    page = client.get(reverse("modeling:run", args=[run.pk])).content.decode()
-    assert "saved model trained on all 80 labelled posts" in page and 'id="split">paper' in page
+    page = client.get(reverse("modeling:run", args=[run.pk]), **EN).content.decode()
+    # The split is named in the reader's language since 8cddcfe ('paper' -> "the paper's protocol").
+    assert Texts(page, id="final-fit").found == ["saved model trained on all 80 labelled posts"]
+    assert Texts(page, id="split").found == ["the paper's protocol"]
     by_topic = run.metrics["test"]["explicit"]["by_topic"]
     assert sum(t["n"] for t in by_topic.values()) == 40  # every test post has a topic
-    assert 'id="by-topic"' in page and f"同性恋 ({by_topic['同性恋']['n']})" in page
+    topics = Texts(page, cls="topic").found
+    assert Texts(page, id="by-topic").found and any(t.startswith(f"同性恋 ({by_topic['同性恋']['n']}): ") for t in topics)
     rerun = services.training_run_rerun(run_id=run.pk, created_by=None)
     assert TrainingRun.objects.get(pk=rerun.pk).final_fit_all
 
