@@ -68,3 +68,42 @@ def percentile(values: list[float], q: float) -> float:
     k = (len(values) - 1) * q / 100
     lo, hi = int(k), min(int(k) + 1, len(values) - 1)
     return values[lo] + (values[hi] - values[lo]) * (k - lo)
+
+
+def sessions_make(usernames) -> dict[str, tuple[str, str]]:
+    """A logged-in session and a CSRF secret per person, written where the server reads sessions
+    (the database behind its cache), as logging in would."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.middleware.csrf import _get_new_csrf_string
+
+    from core.permissions import RoleReadingBackend
+
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    # The backend a password login records (the first listed, ThrottleBackend, only refuses locked-out
+    # logins and authenticates nobody: a session naming it is no session).
+    backend = f"{RoleReadingBackend.__module__}.{RoleReadingBackend.__qualname__}"
+    assert backend in settings.AUTHENTICATION_BACKENDS, backend
+    made = {}
+    for user in get_user_model().objects.filter(username__in=usernames):
+        session = store()
+        session[SESSION_KEY], session[BACKEND_SESSION_KEY] = str(user.pk), backend
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.create()
+        made[user.username] = (session.session_key, _get_new_csrf_string())
+    return made
+
+
+def cpu_seconds(pids) -> float:
+    """utime + stime of these processes (and their finished children), from /proc."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15]) / tick  # utime stime cutime cstime
+    return total

@@ -32,7 +32,7 @@ import gevent
 from locust import FastHttpUser, between, constant, task
 from locust.env import Environment
 
-from common import ROOT, SUBMIT_STEP, setup_django, synthetic_posts
+from common import ROOT, SUBMIT_STEP, cpu_seconds, percentile, sessions_make, setup_django, synthetic_posts
 
 PORT = 8766
 DATABASE = "chlgbt_load"
@@ -164,45 +164,6 @@ class Researcher(Person):
         call(self, "GET runs API", "GET", "/api/runs/", headers=self.headers)
 
 
-def sessions_make(usernames) -> dict[str, tuple[str, str]]:
-    """A logged-in session and a CSRF secret per person, written where the server reads sessions
-    (the database behind its cache), as logging in would."""
-    from importlib import import_module
-
-    from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-    from django.middleware.csrf import _get_new_csrf_string
-
-    from core.permissions import RoleReadingBackend
-
-    store = import_module(settings.SESSION_ENGINE).SessionStore
-    # The backend a password login records (the first listed, ThrottleBackend, only refuses locked-out
-    # logins and authenticates nobody: a session naming it is no session).
-    backend = f"{RoleReadingBackend.__module__}.{RoleReadingBackend.__qualname__}"
-    assert backend in settings.AUTHENTICATION_BACKENDS, backend
-    made = {}
-    for user in get_user_model().objects.filter(username__in=usernames):
-        session = store()
-        session[SESSION_KEY], session[BACKEND_SESSION_KEY] = str(user.pk), backend
-        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.create()
-        made[user.username] = (session.session_key, _get_new_csrf_string())
-    return made
-
-
-def cpu_seconds(pids) -> float:
-    """utime + stime of these processes (and their finished children), from /proc."""
-    total = 0.0
-    tick = os.sysconf("SC_CLK_TCK")
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += sum(int(f) for f in fields[11:15]) / tick  # utime stime cutime cstime
-    return total
-
-
 def processes(name: str, database: str | None = None) -> list[int]:
     """Pids of the processes called `name`; with `database`, only PostgreSQL backends serving it
     (their title names the database), so other work on the machine is not counted."""
@@ -295,6 +256,21 @@ def self_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def endpoint_figures(requests) -> dict:
+    """Requests, errors and p50/p95/p99 (ms) per endpoint, from (start, name, ms, failed) rows."""
+    by_name: dict[str, list] = {}
+    for _start, name, ms, failed in requests:
+        by_name.setdefault(name, []).append((ms, failed))
+    out = {}
+    for name, rows in sorted(by_name.items()):
+        if name in ("GET login", "POST login"):
+            continue
+        times = [ms for ms, _ in rows]
+        out[name] = {"requests": len(rows), "errors": sum(1 for _, failed in rows if failed),
+                     **{f"p{q}_ms": round(percentile(times, q), 1) for q in (50, 95, 99)}, "max_ms": round(max(times), 1)}
+    return out
+
+
 def main() -> dict:
     parser = argparse.ArgumentParser()
     parser.add_argument("--annotators", type=int, default=50)
@@ -305,7 +281,13 @@ def main() -> dict:
                         help="seconds an annotator reads a post (0 0 = stress test)")
     parser.add_argument("--posts", type=int, default=3000)
     parser.add_argument("--restart-postgres-at", type=float, default=None)
+    parser.add_argument("--settle", type=float, default=10.0,
+                        help="seconds between every annotator holding a post and the window opening")
     parser.add_argument("--json-out")
+    parser.add_argument("--trace", metavar="DIR",
+                        help="write every request the clients made (start, name, ms) to DIR/client.tsv and "
+                             "gunicorn's access log with its own time per request to DIR/server.log: where a "
+                             "tail comes from (the server, or waiting to be served)")
     parser.add_argument("--budget", help="a JSON file of limits (statements_per_step, step_postgres_cpu_ms, "
                         "postgres_cpu_ms_per_judgment, min_judgments): exit 1 when the run exceeds one, has an "
                         "error or a database that differs from what was acknowledged (make loadtest-smoke)")
@@ -342,7 +324,26 @@ def main() -> dict:
                 "CELERY_BROKER_URL": "redis://127.0.0.1:6379/14", "CACHE_URL": "redis://127.0.0.1:6379/13"}
     server = subprocess.Popen([sys.executable, "-m", "gunicorn", "chlgbt_site.wsgi", "--bind", f"127.0.0.1:{PORT}",
                                "--workers", str(args.workers), "--threads", str(args.threads),
-                               "--log-level", "warning", "--keep-alive", "30"], cwd=ROOT, env=env_vars)
+                               "--log-level", "warning", "--keep-alive", "30",
+                               *(["--access-logfile", str(Path(args.trace) / "server.log"), "--access-logformat",
+                                  "%(t)s %(m)s %(U)s %(s)s %(M)s"] if args.trace else [])], cwd=ROOT, env=env_vars)
+    # Every request the clients make: (start, name, ms, failed). The window's figures count the requests
+    # that started in it; Locust's own statistics, reset when the window opens, also counted the requests
+    # still in flight from the warm-up (every annotator's first claim, the workers' first requests) when
+    # they finished inside it: at 200 annotators those alone made the step's p99 950 ms while no request
+    # started in the window took more than 70 ms. The warm-up is reported on its own.
+    trace: list[tuple[float, str, float, bool]] = []
+    failures: dict[str, int] = {}  # over the whole run, warm-up included: any failure fails the smoke test
+
+    @locust.events.request.add_listener
+    def _traced(request_type, name, response_time, start_time=None, exception=None, **_kw):
+        trace.append((start_time or time.time(), name, response_time, exception is not None))
+        if exception is not None:
+            key = f"{request_type} {name}: {exception!r}"
+            failures[key] = failures.get(key, 0) + 1
+
+    if args.trace:
+        Path(args.trace).mkdir(parents=True, exist_ok=True)
     drill = None
     try:
         import urllib.request
@@ -362,8 +363,12 @@ def main() -> dict:
         ramp = time.perf_counter()
         while Shared.ready < args.annotators and time.perf_counter() - ramp < 180:
             gevent.sleep(0.2)
+        # ... and after --settle more seconds: the start's backlog (200 first claims in 3 s while each worker's
+        # first requests and its background parser load run) drains; it is reported as warmup_step.
+        gevent.sleep(args.settle)
         warmup = time.perf_counter() - ramp
         env.stats.reset_all()
+        window_start = time.time()
         Shared.retries = 0
         gunicorn_pids = [server.pid] + [int(p) for p in subprocess.run(
             ["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()]
@@ -378,6 +383,7 @@ def main() -> dict:
             subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "restart"], check=True)
             drill = {"postgres_restart_at_s": args.restart_postgres_at, "restart_took_s": time.perf_counter() - t0}
         gevent.sleep(max(0.0, args.duration - (time.perf_counter() - start)))
+        window_end = time.time()
         gunicorn_pids += [int(p) for p in subprocess.run(
             ["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()]
         cpu1 = (self_cpu(), cpu_seconds(set(gunicorn_pids)), backends.stop(), machine_busy())
@@ -401,18 +407,14 @@ def main() -> dict:
     cpu["postgres_cpu_ms_per_judgment"] = round(cpu["postgres_s"] * 1000 / max(1, judged), 2)
     cpu["generator_share_of_machine"] = round(cpu["generator_s"] / capacity, 3)
     cpu["generator_share_of_busy"] = round(cpu["generator_s"] / max(busy, 1e-9), 3)
-    endpoints = {}
-    for (name, _method), entry in sorted(env.stats.entries.items()):
-        if name in ("GET login", "POST login") or not entry.num_requests:
-            continue
-        endpoints[name] = {"requests": entry.num_requests, "errors": entry.num_failures,
-                           **{f"p{q}_ms": entry.get_response_time_percentile(q / 100) for q in (50, 95, 99)}}
+    endpoints = endpoint_figures([r for r in trace if window_start <= r[0] < window_end])
+    warm = endpoint_figures([r for r in trace if r[0] < window_start]).get(SUBMIT_STEP)
     total = sum(e["requests"] for e in endpoints.values())
     errors = sum(e["errors"] for e in endpoints.values())
     result = {"measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
               "load_average_1_5_15": [round(x, 2) for x in os.getloadavg()],  # others' work on the machine too
               "annotators": args.annotators, "think_s": list(args.think), "duration_s": round(wall, 1),
-              "warmup_s": round(warmup, 1),
+              "warmup_s": round(warmup, 1), "settle_s": args.settle, "warmup_step": warm,
               "gunicorn": f"{args.workers} workers x {args.threads} threads", "generator": "Locust (FastHttpUser)",
               "requests": total, "throughput_rps": round(total / wall, 1), "error_rate": round(errors / max(1, total), 4),
               "client_retries": Shared.retries, "acknowledged_judgments": len(Shared.acknowledged),
@@ -422,9 +424,12 @@ def main() -> dict:
               "judgments_in_window": judged, "statements_per_step": len(probe["statements"]),
               "step_postgres_cpu_ms": probe["postgres_cpu_ms_per_step"], "step_statements": probe["statements"],
               "cpu": cpu, "endpoints": endpoints,
-              "failures": {f"{e.method} {e.name}: {e.error}": e.occurrences for e in env.stats.errors.values()},
+              "failures": failures,
               "drill": drill}
     print(json.dumps({k: v for k, v in result.items() if k != "step_statements"}, indent=1))
+    if args.trace:
+        with open(Path(args.trace) / "client.tsv", "w") as fh:
+            fh.writelines(f"{t:.3f}\t{name}\t{ms:.1f}\t{int(failed)}\n" for t, name, ms, failed in trace)
     if args.json_out:
         with open(args.json_out, "w") as fh:
             json.dump(result, fh, indent=1)

@@ -31,7 +31,7 @@ def test_the_load_test_smoke_run_is_within_budget(require_postgres, redis_url, t
     budget = tmp_path / "budget.json"
     budget.write_text(json.dumps(BUDGET))
     out_file = tmp_path / "smoke.json"
-    out = run_in_bench("loadtest.py", "--annotators", "20", "--duration", "15", "--posts", "800",
+    out = run_in_bench("loadtest.py", "--annotators", "20", "--duration", "15", "--settle", "3", "--posts", "800",
                        "--json-out", str(out_file), "--budget", str(budget), timeout=600)
     assert out_file.exists(), out.stderr[-3000:]
     result = json.loads(out_file.read_text())
@@ -64,3 +64,40 @@ print(json.dumps({{name: len(budget_exceeded(case, budget)) for name, case in ca
     counts = json.loads(out.stdout.strip().splitlines()[-1])
     assert counts == {"ok": 0, "errors": 1, "lost": 1, "statements": 1, "step_cpu": 1, "load_cpu": 1, "idle": 1}
     assert (BENCH / "loadtest.py").exists()
+
+
+def test_the_window_counts_only_requests_that_started_in_it():
+    """The window's figures come from the requests that started in it (a warm-up request finishing inside
+    the window once made the 200-annotator p99 950 ms); endpoint_figures reads (start, name, ms, failed)."""
+    out = run_in_bench("-c", """
+import json
+from loadtest import endpoint_figures
+rows = [(0.5, "step", 1800.0, False)] + [(1.0 + i, "step", float(10 + i), False) for i in range(100)]
+rows += [(2.0, "GET login", 5.0, False), (3.0, "other", 40.0, True)]
+window = [r for r in rows if 1.0 <= r[0] < 200.0]
+print(json.dumps({"window": endpoint_figures(window), "all": endpoint_figures(rows)}))
+""")
+    assert out.returncode == 0, out.stderr[-3000:]
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    window = figures["window"]
+    assert window["step"]["requests"] == 100 and window["step"]["max_ms"] == 109.0
+    assert window["step"]["p50_ms"] == 59.5 and window["step"]["errors"] == 0
+    assert window["other"] == {"requests": 1, "errors": 1, "p50_ms": 40.0, "p95_ms": 40.0, "p99_ms": 40.0,
+                               "max_ms": 40.0}
+    assert "GET login" not in window
+    assert figures["all"]["step"]["max_ms"] == 1800.0
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_the_step_profiler_runs_in_process_and_under_gunicorn(require_postgres, redis_url, tmp_path):
+    """bench/profile_step.py (where the step's Python time goes) in both modes, small."""
+    for mode in ([], ["--gunicorn", "1x1"]):
+        out_file = tmp_path / "profile.json"
+        out = run_in_bench("profile_step.py", "--posts", "120", "--annotators", "3", "--steps", "30", *mode,
+                           "--json-out", str(out_file), timeout=600)
+        assert out.returncode == 0, out.stderr[-3000:]
+        result = json.loads(out_file.read_text())
+        assert result["steps"] == 30
+        cpu = result["gunicorn_cpu_ms_per_step"] if mode else result["python_cpu_ms_per_step"]["mean"]
+        assert cpu > 0, result

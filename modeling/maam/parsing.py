@@ -237,6 +237,29 @@ def assign_subcategories(words: Sequence[str], tags: Sequence[str], *, keyword_t
     return out
 
 
+def _tagger_class():
+    import jieba.posseg
+
+    class Tagger(jieba.posseg.POSTokenizer):
+        """jieba's POS tagger over its own tokenizer, given the tag table instead of reading it from disk."""
+
+        def __init__(self, tokenizer, word_tag_tab: dict):
+            self.tokenizer = tokenizer
+            self.word_tag_tab = dict(word_tag_tab)
+
+    return Tagger
+
+
+def _Tagger(tokenizer, word_tag_tab):  # noqa: N802 - a class made on first use (jieba imports lazily)
+    global _TAGGER
+    if _TAGGER is None:
+        _TAGGER = _tagger_class()
+    return _TAGGER(tokenizer, word_tag_tab)
+
+
+_TAGGER = None
+
+
 class JiebaParser:
     """The offline default: jieba.posseg tags (its dictionary ships with the package) plus the rules."""
 
@@ -247,14 +270,16 @@ class JiebaParser:
         import jieba.posseg
 
         jieba.setLogLevel(60)
-        self._tokenizer = jieba.posseg.POSTokenizer(jieba.Tokenizer())
+        # The dictionary's tag table is read once per process (importing jieba.posseg reads it for its
+        # module-level tagger) and copied: POSTokenizer() read the 349k-line file again, and a second
+        # load_word_tag a third time, 0.44 s each of the parser's 1.9 s (docs/hot_path.md, web workers load
+        # this parser at start). Same table: both read the packaged dict.txt; nothing here adds words to
+        # jieba's global tokenizer, whose tags are the only thing that could change it.
+        self._tokenizer = _Tagger(jieba.Tokenizer(), jieba.posseg.dt.word_tag_tab)
         self._tokenizer.tokenizer.initialize()
         for word in sorted(set(user_words) | set(keyword_terms)):
             if word and not word.isascii():
                 self._tokenizer.tokenizer.add_word(word, freq=None, tag="n")
-        self._tokenizer.load_word_tag(self._tokenizer.tokenizer.get_dict_file())  # refresh the tag table
-        for word in sorted(set(user_words) | set(keyword_terms)):
-            if word and not word.isascii():
                 self._tokenizer.word_tag_tab[word] = "n"
         self.keyword_terms = frozenset(t.lower() for t in keyword_terms)
 

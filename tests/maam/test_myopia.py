@@ -98,6 +98,21 @@ def test_every_subcategory_is_covered_by_a_case():
     assert {case[2] for case in TABLE1_CASES} == set(SUBCATEGORIES)
 
 
+def test_the_jieba_parser_tags_with_the_dictionarys_table_and_the_keywords_as_nouns():
+    """The parser copies the tag table jieba.posseg read at import instead of reading dict.txt twice more
+    (docs/hot_path.md): it must be the table a fresh POSTokenizer reads, with the lexicon's keywords as n,
+    and a second parser must not share (and so change) the first one's table."""
+    import jieba
+    import jieba.posseg
+
+    first = JiebaParser(keyword_terms=frozenset({"骗婚", "小众词甲"}))
+    second = JiebaParser(keyword_terms=frozenset({"小众词乙"}))
+    fresh = jieba.posseg.POSTokenizer(jieba.Tokenizer()).word_tag_tab
+    assert first._tokenizer.word_tag_tab == {**fresh, "骗婚": "n", "小众词甲": "n"}
+    assert second._tokenizer.word_tag_tab == {**fresh, "小众词乙": "n"}
+    assert ("小众词甲", "n") in first.tag("这是小众词甲吗") and ("小众词甲", "n") not in second.tag("这是小众词甲吗")
+
+
 def test_hanlp_without_local_model_gives_a_clear_message(tmp_path, monkeypatch):
     monkeypatch.setenv("HANLP_HOME", str(tmp_path))
     with pytest.raises(ParserUnavailable, match="not available offline"):
