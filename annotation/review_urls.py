@@ -1,6 +1,5 @@
 from django.urls import path
 
-from . import review_views as v
 from .adjudication import views as adjudication
 from .assignment import views as assignment
 from .agreement import views as agreement
@@ -18,7 +17,6 @@ urlpatterns = [
     path("releases/", releases.releases, name="releases"),
     path("releases/<id:number>/<str:name>", releases.release_file, name="release-file"),
     path("annotate/<id:batch_id>/feedback/", assignment.feedback, name="feedback"),
-    path("vendor/plotly.min.js", v.plotly_js, name="plotly-js"),
     path("quality/", quality.panel, name="quality"),
     path("quality/annotators/<id:annotator_id>/", quality.annotator, name="quality-annotator"),
     path("quality/gold/", quality.gold, name="quality-gold"),

@@ -19,7 +19,7 @@ urlpatterns = [
     path("favicon.ico", lambda request: HttpResponse(status=204)),
     path("", annotation_views.home, name="home"),
     # Throttled by django-axes, as /admin/login/ is (core/login_throttle.py).
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", annotation_views.LoginView.as_view(), name="login"),  # straight to the role's page
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     # Throttled like a login: it checks the current password (core/password_throttle.py).
     path("admin/password_change/", admin.site.admin_view(admin_password_change)),

@@ -5,11 +5,14 @@ import json
 
 import numpy as np
 import pytest
+from django.contrib.staticfiles import finders
 from django.core.management import call_command
+from django.templatetags.static import static
 from django.urls import reverse
 
 from annotation.agreement import alpha, bootstrap_interval, pair_matrix, rater_vs_rest, severity
 from annotation.agreement.selectors import load_ratings
+from tests.core.test_page_weight import PLOTLY_BUNDLE
 
 pytestmark = pytest.mark.django_db
 
@@ -108,22 +111,23 @@ def test_load_ratings_shape(make_annotators, make_batch):
     assert ratings.matrices["explicit"].shape == (3, 4) and not np.isnan(ratings.matrices["explicit"]).any()
 
 
-def test_dashboard_renders_plotly_from_the_package(client, make_user, tmp_path, django_capture_on_commit_callbacks):
+def test_dashboard_renders_plotly_from_this_site(client, make_user, tmp_path, django_capture_on_commit_callbacks):
     call_command("import_judgments", str(worked_example_csv(tmp_path)), "--create-missing-posts")
     client.force_login(make_user("res", role="researcher"))
     page = client.get(reverse("review:agreement"))  # nothing computed yet, and the page computes nothing
     assert page.status_code == 200 and "No agreement report has been computed yet." in page.content.decode()
     assert "0.815" not in page.content.decode()
+    assert PLOTLY_BUNDLE not in page.content.decode()  # no figure, no plotly.js
     # the background job (eager in tests) computes the report with its intervals; the page reads it
     with django_capture_on_commit_callbacks(execute=True):
         client.post(reverse("review:agreement-bootstrap"), {"bootstrap": "50"})
     page = client.get(reverse("review:agreement"))
     assert page.status_code == 200
     body = page.content.decode()
-    assert "cdn" not in body.lower() and reverse("review:plotly-js") in body and "0.815" in body
+    assert "cdn" not in body.lower() and "0.815" in body
+    # plotly.js: the vendored cartesian bundle, a static file, deferred (templates/_plotly.html)
+    assert f'<script src="{static(PLOTLY_BUNDLE)}" defer>' in body and finders.find(PLOTLY_BUNDLE)
     assert "Intervals: bootstrap of 50 resamples" in body
-    js = client.get(reverse("review:plotly-js"))
-    assert js.status_code == 200 and b"plotly" in js.content[:2000].lower()
 
 
 def test_dashboard_reads_the_latest_computed_report_and_never_computes_alpha(client, make_user, tmp_path,

@@ -53,7 +53,8 @@ def test_a_correct_password_before_the_limit_logs_in(make_user, settings):
     for _ in range(settings.LOGIN_FAILURE_LIMIT - 1):
         assert _post(client, "/accounts/login/", "careful", "wrong-password").status_code == 200
     response = _post(client, "/accounts/login/", "careful", PASSWORD)
-    assert response.status_code == 302 and response["Location"] == reverse("home")
+    # straight to the annotator's queue, not through the landing page's redirect
+    assert response.status_code == 302 and response["Location"] == reverse("annotation:queue")
 
 
 def test_a_full_width_username_variant_shares_the_account_budget(make_user, settings):
