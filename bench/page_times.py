@@ -1,6 +1,6 @@
 """Every page's time in Chromium, as every demo role, in Chinese and English (issue 31: every page <= 1 s).
 
-    python bench/page_times.py [--folder DIR] [--json bench/page_times.json] [--label after]
+    python bench/page_times.py [--folder DIR] [--json bench/page_times.json] [--label after] [--append]
 
 Seeds the `make run` demo into DIR (a throw-away folder unless given; a DIR that already holds a seeded
 db.sqlite3 is reused), serves it as `make run` does and walks it with bench/walk_demo.py's walk, without
@@ -45,6 +45,7 @@ def main() -> None:
     parser.add_argument("--folder", help="the demo's folder (seeded when it holds no database yet)")
     parser.add_argument("--json", default=str(ROOT / "bench" / "page_times.json"))
     parser.add_argument("--label", default="", help="a note kept in the JSON (before / after ...)")
+    parser.add_argument("--append", action="store_true", help="add this run to those already in --json")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -66,8 +67,11 @@ def main() -> None:
             finally:
                 browser.close()
     result.update(label=args.label, loadavg_before=before, loadavg_after=[round(x, 2) for x in os.getloadavg()])
-    Path(args.json).write_text(json.dumps({k: result[k] for k in ("label", "loadavg_before", "loadavg_after", "visits")},
-                                          ensure_ascii=False, indent=1))
+    run = {k: result[k] for k in ("label", "loadavg_before", "loadavg_after", "visits")}
+    out = Path(args.json)
+    saved = json.loads(out.read_text()) if args.append and out.exists() else {"note": args.label, "runs": []}
+    saved["runs"].append(run)
+    out.write_text(json.dumps(saved, ensure_ascii=False, indent=1))
     print(summary(result))
 
 
