@@ -35,7 +35,7 @@ def launch_view(model_admin, request):
                 created_by=request.user, release_id=c["release"].pk if c["release"] else None,
                 dimensions=c["dimensions"], variants=c["variants"], seeds=c["seeds"], backbone=c["backbone"].strip(),
                 hyperparameters=form.hyperparameters(), device=c["device"], preset=c["preset"],
-                final_fit_all=c["final_fit_all"])
+                final_fit_all=c["final_fit_all"], include_provisional=c["include_provisional"])
         except DomainError as exc:
             form.add_error(None, str(exc))
         else:

@@ -26,6 +26,10 @@ class LaunchForm(forms.Form):
         required=False, initial=True, label=_("Final model on all posts"),
         help_text=_("After the evaluation, train the saved scoring model on every labelled post (train and test); "
                     "the test metrics stay those of the model trained on the train split."))
+    include_provisional = forms.BooleanField(
+        required=False, initial=False, label=_("Include provisional labels"),
+        help_text=_("A release published with provisional labels (posts still being scored): train and evaluate "
+                    "on them too. Left out by default; the run's metrics count them."))
     variants = forms.MultipleChoiceField(choices=Variant.choices, initial=list(Variant.values), label=_("Variants"),
                                          widget=forms.CheckboxSelectMultiple)
     dimensions = forms.MultipleChoiceField(choices=Dimension.choices, initial=list(DIMENSIONS), label=_("Dimensions"),

@@ -70,6 +70,12 @@ class TrainingRun(Job):
     final_fit_all = models.BooleanField(
         verbose_name=_("final model on all posts"), default=False,
         help_text=_("After evaluating on the test split, train the saved scoring model on every labelled post."))
+    # A release published with provisional labels: train and evaluate on them too (dropped by default;
+    # metrics["provisional_dropped"] counts what was left out).
+    include_provisional = models.BooleanField(
+        verbose_name=_("include provisional labels"), default=False,
+        help_text=_("Train and evaluate on the release's provisional labels too (posts still being scored); "
+                    "left out by default."))
     status = models.CharField(verbose_name=_("status"), max_length=16, choices=JobStatus.choices,
                               default=JobStatus.QUEUED, db_index=True)
     metrics = models.JSONField(verbose_name=_("metrics"), null=True, blank=True)

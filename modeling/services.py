@@ -76,13 +76,13 @@ def queue_check() -> None:
                                  "Check that Redis is running and try again.") % {"error": exc.__class__.__name__}) from exc
 
 
-def release_data(release: Release | None, seed: int = 0) -> dict:
+def release_data(release: Release | None, seed: int = 0, include_provisional: bool = False) -> dict:
     """Training and test data: a release's own split (its files checked against the manifest; on a
     k-fold release seed s tests on fold s mod k), or the current final labels split by seed
-    (modeling/splits.py)."""
+    (modeling/splits.py); a release's provisional labels are dropped unless `include_provisional`."""
     from .splits import run_split
 
-    return run_split(release, seed)
+    return run_split(release, seed, include_provisional=include_provisional)
 
 
 def manual_tags(keys: list[str]) -> list[dict | None]:
@@ -93,7 +93,8 @@ def manual_tags(keys: list[str]) -> list[dict | None]:
     return [tagged.get(k) for k in keys]
 
 
-def _validate_launch(*, release: Release | None, dimensions, variants, seeds, backbone: str) -> None:
+def _validate_launch(*, release: Release | None, dimensions, variants, seeds, backbone: str,
+                     include_provisional: bool = False) -> None:
     if not dimensions or any(d not in DIMENSIONS for d in dimensions):
         raise DomainError(_("Choose dimensions among %(choices)s.") % {"choices": ", ".join(DIMENSIONS)})
     if not variants or any(v not in Variant.values for v in variants):
@@ -111,7 +112,7 @@ def _validate_launch(*, release: Release | None, dimensions, variants, seeds, ba
             raise DomainError(_("Backbone %(backbone)r is neither one of %(offline)s, a local model directory, nor in the "
                                 "Hugging Face cache; this machine cannot download it.")
                               % {"backbone": backbone, "offline": ", ".join(OFFLINE_BACKBONES)})
-    data = release_data(release, seeds[0])
+    data = release_data(release, seeds[0], include_provisional)
     if len(data["train"]) < 10 or not data["test"]:
         raise DomainError(_("The split is too small: %(train)s training and %(test)s test posts "
                             "(need at least 10 and 1). Publish a release with more labelled posts.")
@@ -128,10 +129,12 @@ def _validate_launch(*, release: Release | None, dimensions, variants, seeds, ba
 def training_run_launch(*, created_by, release_id: int | None, dimensions: list[str], variants: list[str],
                         seeds: list[int], backbone: str | None = None, hyperparameters: dict | None = None,
                         device: str = "auto", preset: str = DEFAULT_PRESET,
-                        fusion_settings: dict | None = None, final_fit_all: bool = False) -> list[TrainingRun]:
+                        fusion_settings: dict | None = None, final_fit_all: bool = False,
+                        include_provisional: bool = False) -> list[TrainingRun]:
     """Create one run per variant x seed (one launch of 'the ablation') and enqueue them. Each run
     records the preset's fusion settings (or `fusion_settings` verbatim: a re-run); the backbone
-    is the caller's, else the preset's."""
+    is the caller's, else the preset's. A release's provisional labels are left out of training and
+    evaluation unless `include_provisional`."""
     release = None
     if release_id is not None:
         release = Release.objects.filter(pk=release_id).first()
@@ -141,7 +144,8 @@ def training_run_launch(*, created_by, release_id: int | None, dimensions: list[
         raise DomainError(_("Unknown preset %(preset)r; choose one of %(presets)s.")
                           % {"preset": preset, "presets": ", ".join(sorted(PRESETS))})
     backbone = backbone or PRESETS[preset]["backbone"]
-    _validate_launch(release=release, dimensions=dimensions, variants=variants, seeds=seeds, backbone=backbone)
+    _validate_launch(release=release, dimensions=dimensions, variants=variants, seeds=seeds, backbone=backbone,
+                     include_provisional=include_provisional)
     if fusion_settings is None:
         fusion_settings = {"preset": preset, **{k: v for k, v in PRESETS[preset].items() if k != "backbone"}}
     queue_check()
@@ -152,7 +156,7 @@ def training_run_launch(*, created_by, release_id: int | None, dimensions: list[
         runs = [TrainingRun.objects.create(
             launch_group=group, release=release, variant=v, dimensions=list(dimensions), seed=s, backbone=backbone,
             hyperparameters=hyperparameters or {}, fusion_settings=fusion_settings, device=device, created_by=created_by,
-            final_fit_all=final_fit_all,
+            final_fit_all=final_fit_all, include_provisional=include_provisional,
             lexicon_version=lexicon.version, lexicon_terms=[[e.term, e.kind] for e in lexicon.entries],
         ) for v in variants for s in seeds]
         for run in runs:
@@ -200,7 +204,8 @@ def training_run_rerun(*, run_id: int, created_by) -> TrainingRun:
     return training_run_launch(created_by=created_by, release_id=old.release_id, dimensions=old.dimensions,
                                variants=[old.variant], seeds=[old.seed], backbone=old.backbone,
                                hyperparameters=old.hyperparameters, device=old.device,
-                               fusion_settings=dict(old.fusion_settings or {}), final_fit_all=old.final_fit_all)[0]
+                               fusion_settings=dict(old.fusion_settings or {}), final_fit_all=old.final_fit_all,
+                               include_provisional=old.include_provisional)[0]
 
 
 # --------------------------------------------------------------------------- execution
@@ -254,7 +259,7 @@ def _train_and_evaluate(run: TrainingRun) -> JobDone:
     from .maam.train import VARIANTS, TrainConfig, environment_versions, evaluate, train
 
     reporter = RunReporter(run.pk)
-    data = release_data(run.release, run.seed)
+    data = release_data(run.release, run.seed, run.include_provisional)
     lexicon = Lexicon(tuple(LexiconEntry(t, k) for t, k in run.lexicon_terms), version=run.lexicon_version)
     chosen = run.fusion_settings or {}
     fusion = {k: v for k, v in chosen.items() if k in FUSION_SETTING_KEYS}
@@ -297,7 +302,8 @@ def _train_and_evaluate(run: TrainingRun) -> JobDone:
     return JobDone(fields={
         "metrics": {"test": metrics, "fusion": fusion, "fusion_table": table, "n_train": len(texts),
                     "n_test": len(test_texts), "train_seconds": train_seconds,
-                    "split": data["split"], "final_model_posts": final_posts, **extra},
+                    "split": data["split"], "final_model_posts": final_posts,
+                    "provisional_dropped": data["provisional_dropped"], **extra},
         "artifact_path": str(target), "artifact_checksum": checksum, "versions": environment_versions(),
         "device_used": pick_device(run.device) if run.backbone not in LINEAR_BACKBONES else "cpu",
         "progress_current": 1, "progress_total": 1, "stage": "done"})

@@ -218,7 +218,8 @@ class ParsedJudgment:
 
 
 def parse_judgments_csv(data: bytes) -> tuple[list[ParsedJudgment], list[ImportProblem]]:
-    """Long CSV post,annotator,explicit,implicit,emotional; an empty cell is a missing score."""
+    """Long CSV post,annotator,explicit,implicit,emotional; an empty cell is a missing score. A
+    release's judgments.csv with provisional labels has a last `provisional` column: read, not kept."""
     text, _encoding, problems = decode_bytes(data)
     if problems:
         return [], problems
@@ -226,22 +227,24 @@ def parse_judgments_csv(data: bytes) -> tuple[list[ParsedJudgment], list[ImportP
     rows: list[ParsedJudgment] = []
     try:
         header = next(reader, None)
-        if header is None or [h.strip().lower() for h in header] != JUDGMENT_HEADER:
+        names = [h.strip().lower() for h in header] if header is not None else None
+        if names not in (JUDGMENT_HEADER, [*JUDGMENT_HEADER, "provisional"]):
             return [], [ImportProblem(1, _("header must be %(header)s") % {"header": ",".join(JUDGMENT_HEADER)})]
+        width = len(names)
         for row in reader:
             line = reader.line_num
             if not row:
                 continue
-            if len(row) != len(JUDGMENT_HEADER):
+            if len(row) != width:
                 problems.append(ImportProblem(line, _("expected %(expected)s columns, found %(found)s")
-                                              % {"expected": 5, "found": len(row)}))
+                                              % {"expected": width, "found": len(row)}))
                 continue
             post_key, annotator = row[0].strip(), row[1].strip()
             if not post_key or not annotator:
                 problems.append(ImportProblem(line, _("post and annotator are required")))
                 continue
             scores: dict[str, int | None] = {}
-            for dim, cell in zip(DIMENSIONS, row[2:]):
+            for dim, cell in zip(DIMENSIONS, row[2:5]):
                 scores[dim] = None if not cell.strip() else _parse_label(cell, dim, line, problems)
             rows.append(ParsedJudgment(line, post_key, annotator, scores))
     except csv.Error as exc:

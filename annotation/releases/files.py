@@ -30,7 +30,8 @@ RELEASE_FILES = (*DATA_FILES, *PARQUET_FILES, "diff.json", "DATACARD.md", "READM
 PARQUET_COLUMNS = ("id", "text", *DIMENSIONS, "provenance")
 # A release holds finished labels only (selectors.unfinished_label_keys) unless its publisher asks
 # for provisional ones too; then every row carries `provisional` (true for a label that is not
-# finished) in release.jsonl and the Parquet files, and release.csv gains a `Provisional` column.
+# finished) in release.jsonl and the Parquet files, release.csv gains a `Provisional` column and
+# judgments.csv / split.csv a `provisional` one (1 / 0). Training drops them unless asked (modeling/splits.py).
 PROVISIONAL = "provisional"
 PAPER_TRAIN_SIZE = 1000
 # How a release splits its posts (chosen at publication, recorded on the Release row and in the data
@@ -142,7 +143,8 @@ def release_diff(previous: list[dict] | None, current: list[dict], previous_numb
 def data_files(labels: list[dict], judgments: list[list], seed: int, scheme: str = SPLIT_PAPER,
                folds: int = DEFAULT_FOLDS) -> dict[str, bytes]:
     """release.csv (ChLGBT format), release.jsonl, judgments.csv and split.csv (id, split, and a
-    fold column for k folds)."""
+    fold column for k folds); with provisional labels every one of them marks them (release.csv
+    `Provisional`, release.jsonl `provisional`, judgments.csv and split.csv a `provisional` column)."""
     keys = [r["id"] for r in labels]
     plan = split_plan(labels, seed, scheme, folds)
     split_rows = ([[k, plan[k]["split"], plan[k]["fold"]] for k in keys] if scheme == SPLIT_KFOLD
@@ -157,10 +159,19 @@ def data_files(labels: list[dict], judgments: list[list], seed: int, scheme: str
                    f'a label that is not finished: {n} of {len(labels)}). {LICENCE} license",,,,')
         csv_rows = [[*row, 1 if r[PROVISIONAL] else 0] for row, r in zip(csv_rows, labels)]
         csv_header = [*CHLGBT_HEADER, "Provisional"]
+    judgment_header = ["post", "annotator", *DIMENSIONS]
+    if has_provisional(labels):
+        # judgments.csv and split.csv mark the provisional posts too (1 / 0), so no file of the release
+        # can be read without seeing which labels are not finished.
+        provisional = {r["id"] for r in labels if r[PROVISIONAL]}
+        judgments = [[*j, 1 if j[0] in provisional else 0] for j in judgments]
+        judgment_header.append(PROVISIONAL)
+        split_rows = [[*row, 1 if row[0] in provisional else 0] for row in split_rows]
+        split_header = [*split_header, PROVISIONAL]
     return {
         "release.csv": _csv_bytes(csv_rows, csv_header, comment),
         "release.jsonl": "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in labels).encode("utf-8"),
-        "judgments.csv": _csv_bytes(judgments, ["post", "annotator", *DIMENSIONS]),
+        "judgments.csv": _csv_bytes(judgments, judgment_header),
         "split.csv": _csv_bytes(split_rows, split_header),
     }
 
@@ -256,8 +267,9 @@ def unfinished_section(left_out: int, provisional: int) -> str:
     lines = ["## Finished labels", "", why, ""]
     if provisional:
         lines += [f"- provisional labels included at the publisher's request: {provisional} (`provisional` is "
-                  "true in release.jsonl and the Parquet files, 1 in release.csv's `Provisional` column); "
-                  "leave them out for training or evaluation that needs final labels"]
+                  "true in release.jsonl and the Parquet files, 1 in release.csv's `Provisional` column and in the "
+                  "`provisional` column of judgments.csv and split.csv); leave them out for training or evaluation "
+                  "that needs final labels (the workbench's training runs do unless asked)"]
     else:
         lines += [f"- posts left out because their labels are not finished: {left_out}"]
     return "\n".join(lines) + "\n\n"
@@ -300,7 +312,9 @@ def datacard(number: int, labels: list[dict], split: dict[str, str], agreement: 
               + ", ".join(f"{d} {n}" for d, n in diff["changed"].items()), "",
               "## Files", "", "- `release.csv` - ChLGBT format: `Sentences,Explicit,Implicit,Emotional`",
               "- `release.jsonl` - one post per line with id, text, labels and provenance",
-              "- `judgments.csv` - every judgment, annotators pseudonymised", "- `split.csv` - id, split",
+              "- `judgments.csv` - every judgment, annotators pseudonymised"
+              + (" (`provisional` 1 for a post whose label is not finished)" if has_provisional(labels) else ""),
+              "- `split.csv` - id, split" + (", provisional" if has_provisional(labels) else ""),
               "- `train.parquet`, `test.parquet` - the rows of each split (id, text, labels, provenance"
               + (", provisional)" if has_provisional(labels) else ")"),
               "- `README.md` - this card with a Hugging Face YAML header (`configs` map the splits to the "
