@@ -363,28 +363,36 @@ def _notice(batch: Batch, annotators) -> None:
 def _publication(staff) -> None:
     """Rewrites (one confirmed), a public release of the confirmed one, a takedown and the next
     internal release, whose diff lists the taken-down post and whose card counts the open batch's
-    posts left out because they are still being scored. Each step once."""
+    posts left out because they are still being scored. Each step once, and each checked on its
+    own, so a run interrupted part-way (a crash, Ctrl-C) is finished by the next one."""
     from publication.models import Rewrite, Takedown
+    from publication.rewrite_models import RewriteStatus
     from publication.rewriting.services import rewrite_confirm, rewrite_permission_grant, rewrite_save_draft, rewrite_submit
     from publication.takedowns import takedown_record
 
     researcher, adjudicator = staff["researcher"], staff["adjudicator"]
     if researcher is None or adjudicator is None:  # erased: nothing of theirs is made again
         return
-    if not Rewrite.objects.exists():
-        rewrite_permission_grant()
-        for i, (original, text) in enumerate(DEMO_REWRITES):
-            post = Post.objects.get(text_sha256=sha256_text(original))
-            rewrite_save_draft(post_id=post.pk, author=researcher, text=text)
-            if i < 2:
-                rewrite = rewrite_submit(post_id=post.pk, author=researcher)
-            if i == 0:
-                rewrite_confirm(rewrite_id=rewrite.pk, confirmer=adjudicator)
+    rewrite_permission_grant()
+    for i, (original, text) in enumerate(DEMO_REWRITES):
+        post = Post.objects.get(text_sha256=sha256_text(original))
+        rewrite = Rewrite.objects.filter(post=post).order_by("-version").first()
+        if rewrite is None:
+            rewrite = rewrite_save_draft(post_id=post.pk, author=researcher, text=text)
+        if i < 2 and rewrite.status == RewriteStatus.DRAFT and rewrite.author_id == researcher.pk:
+            rewrite = rewrite_submit(post_id=post.pk, author=researcher)
+        if i == 0 and rewrite.status == RewriteStatus.SUBMITTED:
+            rewrite_confirm(rewrite_id=rewrite.pk, confirmer=adjudicator)
     if not Release.objects.filter(kind="public").exists():
         release_publish(kind="public", created_by=researcher, bootstrap=0)
-    if not Takedown.objects.exists():
-        takedown_record(post=Post.objects.get(text_sha256=sha256_text(DEMO_TAKEDOWN)), requested_by=researcher,
-                        reason="作者来信要求删除（演示）。The author asked for it to be removed (demo).")
+    post = Post.objects.get(text_sha256=sha256_text(DEMO_TAKEDOWN))
+    takedown = Takedown.objects.filter(post=post).first()
+    if takedown is None:
+        takedown = takedown_record(post=post, requested_by=researcher,
+                                   reason="作者来信要求删除（演示）。The author asked for it to be removed (demo).")
+    # The release after the takedown, unless it was published already (its diff lists the post).
+    if not any(takedown.post_key in (diff or {}).get("taken_down_ids", [])
+               for diff in Release.objects.filter(kind="internal").values_list("diff", flat=True)):
         release_publish(created_by=researcher, bootstrap=200)
 
 

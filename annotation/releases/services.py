@@ -6,15 +6,18 @@ nothing."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import tempfile
 import threading
+import uuid
 from pathlib import Path
 
 from auditlog.models import LogEntry
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
@@ -36,6 +39,7 @@ from .selectors import (
     unfinished_label_keys,
 )
 
+logger = logging.getLogger(__name__)
 # Publishing is serialised: two publishes at once would otherwise both take the same number.
 PUBLISH_LOCK_KEY = 20_260_001  # pg_advisory_xact_lock key, unique to release publishing
 _process_lock = threading.Lock()  # SQLite, the embedded default, serves one process
@@ -88,6 +92,19 @@ def _write_into_place(root: Path, number: int, contents: dict[str, bytes]) -> Pa
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return target
+
+
+def _set_aside_unrecorded(root: Path, number: int) -> Path | None:
+    """A release-NNNN folder for a number no release row holds: a publication killed after its files
+    were renamed into place and before its row was committed (a crash, a kill, a power cut). Moved
+    aside (never deleted) so the publication can be done again; the new path, or None."""
+    target = root / f"release-{number:04d}"
+    if not target.exists() or Release.objects.filter(Q(number=number) | Q(directory=str(target))).exists():
+        return None
+    aside = root / f".interrupted-{target.name}-{uuid.uuid4().hex[:8]}"
+    target.rename(aside)
+    logger.warning("%s had no release row (an interrupted publication); moved aside to %s", target, aside)
+    return aside
 
 
 def _split_choice(split: str, folds: int, n_posts: int) -> tuple[str, int | None]:
@@ -157,6 +174,7 @@ def release_publish(*, kind: str = "internal", created_by=None, seed: int = 0, b
                 if not labels:
                     raise DomainError(_("No post can go into this release: %(left_out)s.")
                                       % {"left_out": ", ".join(f"{k} {v}" for k, v in shaped.summary["left_out"].items())})
+                _set_aside_unrecorded(root, number)
                 scheme, n_folds = _split_choice(split, folds, len(labels))
                 contents = files.data_files(labels, judgments, seed, scheme, n_folds or files.DEFAULT_FOLDS)
                 if previous is not None and not force and _same_data(contents, previous):
