@@ -19,7 +19,7 @@ from core.db_statistics import tables_analyse_on_commit
 from publication.personal_data import KINDS
 from publication.personal_data.services import personal_data_record
 
-from ..models import Batch, FinalLabel, Judgment, Post, Provenance
+from ..models import Assignment, Batch, FinalLabel, Judgment, Post, Provenance
 from ..services import annotator_ensure
 from .cleaning import clean_text
 from .parsers import (
@@ -51,6 +51,8 @@ class ImportResult:
     # Labelled posts are reference data: their batch (when named) is created locked, out of every
     # queue, unless the import was asked to make them annotation work (`as_work`).
     as_work: bool = False
+    # Of `skipped`: labelled rows left out because the post is already in the database (reference data).
+    already_there: int = 0
 
     def personal_data_line(self) -> str:
         """What was masked, per kind, in the reader's language (the command and the upload page say it)."""
@@ -150,17 +152,24 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
     `progress(done, total)` hears how far the masking, the slow part, has gone (background imports).
     `actor`: who the audit log names (None: the person of the request being served, else the system)."""
     posts, problems, encoding, seen, skipped = read_posts_file(data, filename=filename, progress=progress)
-    existing = set(
-        Post.objects.filter(text_sha256__in=list(seen)).values_list("text_sha256", flat=True)
-    ) if seen else set()
-    for post in posts:
-        if post.digest in existing and seen.get(post.digest) == post.line:
-            problems.append(ImportProblem(post.line, _("duplicate of a post already in the database")))
-    ids = [p.external_id for p in posts if p.external_id]
-    if ids:
-        taken = set(Post.objects.filter(external_id__in=ids).values_list("external_id", flat=True))
-        problems += [ImportProblem(p.line, _("id %(id)r already exists") % {"id": p.external_id})
-                     for p in posts if p.external_id in taken]
+    reference = with_labels and not as_work
+    if reference:
+        # More reference data: posts already in the database are left out and reported, not refused.
+        posts, already = _already_there(posts)
+        skipped = sorted([*skipped, *already], key=lambda p: p.line)
+    else:
+        already = []
+        existing = set(
+            Post.objects.filter(text_sha256__in=list(seen)).values_list("text_sha256", flat=True)
+        ) if seen else set()
+        for post in posts:
+            if post.digest in existing and seen.get(post.digest) == post.line:
+                problems.append(ImportProblem(post.line, _("duplicate of a post already in the database")))
+        ids = [p.external_id for p in posts if p.external_id]
+        if ids:
+            taken = set(Post.objects.filter(external_id__in=ids).values_list("external_id", flat=True))
+            problems += [ImportProblem(p.line, _("id %(id)r already exists") % {"id": p.external_id})
+                         for p in posts if p.external_id in taken]
     if with_labels:
         problems += [ImportProblem(p.line, _("--with-labels needs labels on every row")) for p in posts if p.labels is None]
     if problems:
@@ -174,10 +183,11 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
                 defaults={"annotators_per_post": settings.ANNOTATORS_PER_POST,
                           "assignment_timeout_minutes": settings.ASSIGNMENT_TIMEOUT_MINUTES},
             )
-            reference = with_labels and not as_work
             if _created and reference:
                 batch.locked_at = timezone.now()  # reference data: finished, in nobody's queue
                 batch.save(update_fields=["locked_at"])
+            elif reference and batch.is_locked and _is_reference_batch(batch):
+                pass  # a second labelled import adds to the reference data
             elif batch.is_locked:
                 raise ImportFailed([ImportProblem(0, _("batch %(name)r is locked; choose another batch") % {"name": batch_name})])
             elif reference:
@@ -206,11 +216,51 @@ def import_posts(data: bytes, *, filename: str = "", with_labels: bool = False,
         audit_event(actor=actor, event="import", params={"n": len(created), "file": Path(filename).name or "–"},
                     what=gettext_noop("Imported %(n)s posts from %(file)s"),
                     changes={"posts": (None, len(created)), "labelled": (None, labelled), "batch": (None, batch_name),
-                             "personal_data": (None, sum(found.values()))})
+                             "personal_data": (None, sum(found.values())),
+                             **({"skipped": (None, len(skipped))} if skipped else {})})
     return ImportResult(created=len(created), labelled=labelled, batch=batch_name, encoding=encoding, skipped=skipped,
                         personal_data={kind: found[kind] for kind in KINDS if found[kind]},
                         posts_with_personal_data=sum(1 for p in posts if any((p.personal_data or {}).values())),
-                        as_work=as_work and batch is not None)
+                        as_work=as_work and batch is not None, already_there=len(already))
+
+
+def _already_there(posts: list) -> tuple[list, list[ImportProblem]]:
+    """Labelled posts to import as reference data, less those already in the database - the same
+    text (after cleaning) or the same source id - each reported as skipped on its line (the
+    database's post and label are kept; a label that differs is named)."""
+    digests = [p.digest for p in posts]
+    ids = [p.external_id for p in posts if p.external_id]
+    by_text = {sha: pk for sha, pk in Post.objects.filter(text_sha256__in=digests).values_list("text_sha256", "pk")} \
+        if digests else {}
+    by_id = {ext: pk for ext, pk in Post.objects.filter(external_id__in=ids).values_list("external_id", "pk")} \
+        if ids else {}
+    labels = {row[0]: row[1:] for row in FinalLabel.objects.filter(post_id__in=[*by_text.values(), *by_id.values()])
+              .values_list("post_id", "explicit", "implicit", "emotional")}
+    kept, skipped = [], []
+    for post in posts:
+        pk = by_text.get(post.digest)
+        if pk is None and post.external_id in by_id:
+            pk = by_id[post.external_id]
+            reason = _("id %(id)r is already in the database") % {"id": post.external_id}
+        elif pk is not None:
+            reason = _("the same text is already in the database")
+        else:
+            kept.append(post)
+            continue
+        there = labels.get(pk)
+        here = tuple(post.labels[d] for d in ("explicit", "implicit", "emotional")) if post.labels else None
+        if there is not None and here is not None and tuple(there) != here:
+            reason = _("%(reason)s with other labels (%(there)s there, %(here)s here)") % {
+                "reason": reason, "there": "/".join(map(str, there)), "here": "/".join(map(str, here))}
+        skipped.append(ImportProblem(post.line, _("%(reason)s; skipped, the database's post kept") % {"reason": reason}))
+    return kept, skipped
+
+
+def _is_reference_batch(batch: Batch) -> bool:
+    """A locked batch that was never annotation work: no post of it was ever served or judged (the
+    batch a labelled import created). A second labelled import may add to it."""
+    return not (Assignment.objects.filter(post__batch=batch).exists()
+                or Judgment.objects.filter(post__batch=batch).exists())
 
 
 def _post_lookup(keys: set[str]) -> dict[str, Post]:

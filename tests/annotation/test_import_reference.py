@@ -83,3 +83,64 @@ def test_the_upload_page_reports_personal_data_in_chinese(make_user):
         page = client.post(reverse("annotation:upload"), {"file": upload, "batch": "b"}, follow=True)
     messages = [str(m) for m in page.context["messages"]]
     assert "已在 1 条帖子中遮盖个人信息：手机号码 1（原文仅为研究人员保留；报告见 /personal-data/）。" in messages, messages
+
+
+SECOND = ("Sentences,Explicit,Implicit,Emotional\n"
+          "他们真恶心,4,3,5\n"       # already there, same labels
+          "支持平等,2,1,2\n"         # already there, other labels
+          "新的参考帖子,3,3,3\n")
+
+
+def test_a_second_labelled_import_adds_to_the_reference_batch_and_skips_what_is_there(make_annotators):
+    import_posts(LABELLED.encode(), with_labels=True, batch_name="chlgbt")
+    result = import_posts(SECOND.encode(), with_labels=True, batch_name="chlgbt")
+    batch = Batch.objects.get(name="chlgbt")
+    assert result.created == 1 and result.labelled == 1
+    assert sorted(Post.objects.filter(batch=batch).values_list("text", flat=True)) == sorted(
+        ["支持平等", "他们真恶心", "新的参考帖子"])
+    assert batch.is_locked
+    skipped = [str(p) for p in result.skipped]
+    assert len(skipped) == 2
+    assert "line 2" in skipped[0] and "already in the database" in skipped[0] and "other labels" not in skipped[0]
+    assert "line 3" in skipped[1] and "other labels (1/1/2 there, 2/1/2 here)" in skipped[1]
+    from annotation.models import FinalLabel
+    assert FinalLabel.objects.get(post__text="支持平等").explicit == 1  # the database's label kept
+    (annotator,) = make_annotators(1)
+    batch.annotators.add(annotator)
+    assert _queue_item(annotator, batch) is None  # still reference data
+
+
+def test_a_second_labelled_import_skips_a_post_whose_source_id_is_there():
+    jsonl = '{"id": "w1", "text": "第一条", "explicit": 1, "implicit": 1, "emotional": 1}\n'
+    import_posts(jsonl.encode(), filename="a.jsonl", with_labels=True, batch_name="ref")
+    again = ('{"id": "w1", "text": "第一条（改过）", "explicit": 1, "implicit": 1, "emotional": 1}\n'
+             '{"id": "w2", "text": "第二条", "explicit": 2, "implicit": 2, "emotional": 2}\n')
+    result = import_posts(again.encode(), filename="b.jsonl", with_labels=True, batch_name="ref")
+    assert result.created == 1 and Post.objects.filter(batch__name="ref").count() == 2
+    assert len(result.skipped) == 1 and "'w1'" in str(result.skipped[0])
+
+
+def test_labelled_posts_are_still_refused_by_a_locked_batch_that_was_annotation_work(make_batch, make_annotators):
+    from django.utils import timezone
+
+    from annotation.models import Judgment
+
+    (annotator,) = make_annotators(1)
+    batch = make_batch(n_posts=1, name="week1", annotators=[annotator])
+    Judgment.objects.create(post=batch.posts.get(), annotator=annotator, explicit=1, implicit=1, emotional=1)
+    batch.locked_at = timezone.now()
+    batch.save(update_fields=["locked_at"])
+    with pytest.raises(ImportFailed, match="locked"):
+        import_posts(LABELLED.encode(), with_labels=True, batch_name="week1")
+
+
+def test_the_command_adds_a_second_labelled_file_and_lists_the_skipped_rows(tmp_path):
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    first.write_text(LABELLED, encoding="utf-8")
+    second.write_text(SECOND, encoding="utf-8")
+    call_command("import_posts", str(first), "--with-labels", "--batch", "ref", stdout=io.StringIO())
+    out = io.StringIO()
+    call_command("import_posts", str(second), "--with-labels", "--batch", "ref", stdout=out)
+    text = out.getvalue()
+    assert "Imported 1 posts" in text and "Skipped 2 post(s) already in the database (listed above)" in text
+    assert text.count("skipped, the database's post kept") == 2

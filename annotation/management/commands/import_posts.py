@@ -12,7 +12,8 @@ class Command(BaseCommand):
         parser.add_argument("file")
         parser.add_argument("--with-labels", action="store_true",
                             help="the file's labels become final labels with provenance 'imported'; the posts are "
-                                 "reference data: a new --batch is created locked, in no annotator's queue")
+                                 "reference data: a new --batch is created locked, in no annotator's queue, and a "
+                                 "later labelled import adds to it (posts already in the database are skipped)")
         parser.add_argument("--as-work", action="store_true",
                             help="with --with-labels: put the labelled posts in the batch as annotation work all the "
                                  "same (annotators score them; the imported labels stay final)")
@@ -35,7 +36,11 @@ class Command(BaseCommand):
             self.stdout.write(self.style.WARNING(str(row)))
         self.stdout.write(self.style.SUCCESS(
             f"Imported {result.created} posts from {path.name} ({result.encoding}); {result.labelled} with final labels."
-            + (f" Skipped {len(result.skipped)} exact duplicate row(s) (listed above)." if result.skipped else "")
+            + (" Skipped " + " and ".join(part for part in (
+                f"{len(result.skipped) - result.already_there} exact duplicate row(s)"
+                if len(result.skipped) > result.already_there else "",
+                f"{result.already_there} post(s) already in the database" if result.already_there else "") if part)
+               + " (listed above)." if result.skipped else "")
         ))
         if result.labelled and result.batch and not result.as_work:
             self.stdout.write(f"Batch {result.batch!r} holds reference data: locked, in no annotator's queue "
