@@ -389,11 +389,33 @@ def _publication(staff) -> None:
     takedown = Takedown.objects.filter(post=post).first()
     if takedown is None:
         takedown = takedown_record(post=post, requested_by=researcher,
-                                   reason="作者来信要求删除（演示）。The author asked for it to be removed (demo).")
+                                   reason="作者来信要求删除（演示）。")  # the demo group writes in Chinese
     # The release after the takedown, unless it was published already (its diff lists the post).
     if not any(takedown.post_key in (diff or {}).get("taken_down_ids", [])
                for diff in Release.objects.filter(kind="internal").values_list("diff", flat=True)):
         release_publish(created_by=researcher, bootstrap=200)
+
+
+# Next week's posts, imported by the researcher through the upload page's service (the audit log
+# records the import) into a batch not yet given to anyone. Written by this project.
+IMPORT_BATCH = "demo-week-3"
+IMPORT_FILE = "demo-week-3.csv"
+IMPORT_POSTS = [
+    "看了一部关于跨性别者求职的纪录片，挺真实的。",
+    "有人说同性恋都是被带坏的，这种话我听了很多年。",
+    "公司年会上有同事带着同性伴侣来，大家都挺自然。",
+    "网上那些说性少数群体“有病”的帖子真该管管了。",
+]
+
+
+def _import(researcher) -> None:
+    """The week-3 posts, imported once as the upload page imports a file (the same service)."""
+    from .importing.services import import_posts
+
+    if researcher is None or Batch.objects.filter(name=IMPORT_BATCH).exists():
+        return
+    body = "Sentences\n" + "".join(f"{text}\n" for text in IMPORT_POSTS)
+    import_posts(body.encode("utf-8"), filename=IMPORT_FILE, batch_name=IMPORT_BATCH, actor=researcher)
 
 
 def seed_demo(*, seed: int = 7) -> dict:
@@ -424,5 +446,6 @@ def seed_demo(*, seed: int = 7) -> dict:
 
     quality_refresh()  # the quality page's report and the aggregate (a background job; inline under seed_demo)
     _publication(staff)
+    _import(staff["researcher"])
     return {"annotators": sum(a is not None for a in annotators), "posts": Post.objects.count(), "judgments": made,
             "adjudicated": adjudicated, "release": release, "researcher": staff["researcher"]}

@@ -119,6 +119,21 @@ def readable_value(field, value) -> str:
     return text
 
 
+def _variant_names(value: str) -> str:
+    from modeling.models import Variant
+
+    names = {v.value: str(v.label) for v in Variant}
+    return ", ".join(names.get(part.strip(), part.strip()) for part in value.split(","))
+
+
+# Event parameters recorded as keys (language-neutral) and shown by their names in the reader's language.
+READABLE_PARAMS = {"variants": _variant_names}
+
+
+def readable_params(params: dict) -> dict:
+    return {k: READABLE_PARAMS[k](v) if k in READABLE_PARAMS and isinstance(v, str) else v for k, v in params.items()}
+
+
 def entry_object(entry: LogEntry, objects: dict | None = None) -> str:
     """What the entry is about, in the reader's language: an event's own message (imports, backups
     ...), else the object's current name when it still exists (its __str__ is translated), else the
@@ -127,7 +142,8 @@ def entry_object(entry: LogEntry, objects: dict | None = None) -> str:
     message = data.get("what")
     if message:
         try:
-            return _(message) % data.get("params", {})  # marked with gettext_noop where it was recorded
+            # marked with gettext_noop where it was recorded; its values that are keys, by their names
+            return _(message) % readable_params(data.get("params", {}))
         except (KeyError, TypeError, ValueError):
             return entry.object_repr
     model = entry.content_type.model_class()
@@ -158,9 +174,25 @@ def current_objects(entries_: list[LogEntry]) -> dict:
     return out
 
 
+class Change(tuple):
+    """(field, before, after); `lang` is the language the values are written in whatever the
+    reader's - a field kept in one language, such as a notice's English text `notice_en` - else ''.
+    The page marks such values with it (they are the stored text, not something to translate)."""
+
+    lang = ""
+
+
+def _change(name: str, label: str, before: str, after: str) -> Change:
+    change = Change((label, before, after))
+    match = re.search(r"_(en|zh)$", name)
+    if match:
+        change.lang = match.group(1)
+    return change
+
+
 def entry_changes(entry: LogEntry) -> list[tuple[str, str, str]]:
     """(field, before, after) rows, readable (readable_value); a many-to-many change as (field,
-    removed, added)."""
+    removed, added). Each a Change (a field written in one language says which)."""
     rows = []
     model = entry.content_type.model_class()
     for name, change in (entry.changes_dict or {}).items():
@@ -170,8 +202,8 @@ def entry_changes(entry: LogEntry) -> list[tuple[str, str, str]]:
         if isinstance(change, dict) and change.get("type") == "m2m":
             objects = ", ".join(map(str, change.get("objects", []))) or EMPTY_SHOWN
             before, after = (objects, EMPTY_SHOWN) if change.get("operation") == "delete" else (EMPTY_SHOWN, objects)
-            rows.append((label, before, after))
+            rows.append(_change(name, label, before, after))
         else:
             before, after = (list(change) + ["", ""])[:2]
-            rows.append((label, readable_value(field, before), readable_value(field, after)))
+            rows.append(_change(name, label, readable_value(field, before), readable_value(field, after)))
     return rows

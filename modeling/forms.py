@@ -36,14 +36,14 @@ class LaunchForm(forms.Form):
                                            widget=forms.CheckboxSelectMultiple)
     seeds = forms.CharField(initial="0,1,2,3,4", label=_("Seeds"))
     backbone = forms.CharField(initial="hybrid", max_length=500, label=_("Backbone"),
-                               help_text=_("char-ngram, use-m3 or hybrid (offline), or a transformers model name / "
-                                           "local path (e.g. /models/macbert)"))
+                               help_text=_("<code>char-ngram</code>, <code>use-m3</code> or <code>hybrid</code> (offline), or a "
+                                           "transformers model name / local path (e.g. <code>/models/macbert</code>)"))
     epochs = forms.IntegerField(initial=3, min_value=1, max_value=50, label=_("Epochs"), help_text=_("transformer backbones"))
     learning_rate = forms.FloatField(initial=2e-5, min_value=1e-7, max_value=1.0, label=_("Learning rate"),
                                      help_text=_("transformer backbones"))
     batch_size = forms.IntegerField(initial=16, min_value=1, max_value=512, label=_("Batch size"))
     C = forms.FloatField(initial=2.0, min_value=1e-4, label="C",
-                         help_text=_("char-ngram, use-m3, hybrid: inverse regularisation"))
+                         help_text=_("<code>char-ngram</code>, <code>use-m3</code>, <code>hybrid</code>: inverse regularisation"))
     device = forms.ChoiceField(choices=DevicePreference.choices, initial=DevicePreference.AUTO, label=_("Device"))
     preset = forms.ChoiceField(
         choices=[("best-offline", _("best-offline: the best configuration measured offline")),

@@ -153,7 +153,7 @@ def test_run_launch_and_cancel_are_recorded(researcher, reader, make_user):
     assert [r["who"] for r in rows] == ["res", "res"]
     cancel, launch = rows
     assert cancel["changes"][0][0] == "Status" and cancel["changes"][0][2] == "Cancelled"
-    assert launch["what"].startswith("Launched 2 training runs (baseline; seeds 0, 1; char-ngram) on release 1")
+    assert launch["what"].startswith("Launched 2 training runs (Baseline; seeds 0, 1; char-ngram) on release 1")
     chinese = audit_rows(reader, "?kind=run", language="zh-CN")
     assert "已启动 2 个训练运行" in chinese[1]["what"]
 

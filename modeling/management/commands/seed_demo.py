@@ -14,7 +14,8 @@ class Command(BaseCommand):
             "judgments a post, some adjudicated; release 1 with its prior snapshot; a finished baseline and full run "
             "with predictions; an open batch still being scored, with a content notice; rewrites (one confirmed), a public "
             "release of it, a takedown and release 3, whose diff lists it and whose card counts the open batch's "
-            "unfinished posts. An account erased on request is never made again.")
+            "unfinished posts; next week's posts imported by the researcher. Interrupted, the next run finishes it. An account "
+            "erased on request is never made again.")
 
     def handle(self, *args, **opts):
         started = time.monotonic()
