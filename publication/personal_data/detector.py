@@ -117,6 +117,15 @@ def _fold(text: str, rules: Ruleset) -> Folded:
     return fold_for_matching(text, numeral_cue=rules.numeral_cue)
 
 
+def _past_marks(text: str, end: int) -> int:
+    """`end` moved past the combining marks (accents, strokes, keycaps, variation selectors) written
+    right after a finding: they belong to its last character, and masking leaves none hanging on the
+    placeholder. The matching view drops them, so the rules' spans end before them."""
+    while end < len(text) and unicodedata.category(text[end])[0] == "M":
+        end += 1
+    return end
+
+
 def find_personal_data(text: str, *, ner: EntityRecognizer | None = None, rules: Ruleset | None = None,
                        entities: list[tuple[str, int, int]] | None = None) -> list[Finding]:
     """Every piece of personal data in `text`, left to right, none overlapping (where two rules
@@ -146,6 +155,7 @@ def find_personal_data(text: str, *, ner: EntityRecognizer | None = None, rules:
             removed = rule.removed_by_cleaning is not None and \
                 rule.removed_by_cleaning.fullmatch(text, o_start, o_end) is not None
             taken.append((start, end))
+            o_end = _past_marks(text, o_end)
             found.append(Finding(rule.kind, o_start, o_end, text[o_start:o_end], removed))
     if entities is None and ner is not None:
         entities = ner.entities(norm)
@@ -153,6 +163,7 @@ def find_personal_data(text: str, *, ner: EntityRecognizer | None = None, rules:
         if kind in NER_KINDS and 0 <= start < end <= len(norm) and free(start, end):
             taken.append((start, end))
             o_start, o_end = folded.span(start, end)
+            o_end = _past_marks(text, o_end)
             found.append(Finding(kind, o_start, o_end, text[o_start:o_end]))
     return sorted(found, key=lambda f: f.start)
 

@@ -8,13 +8,14 @@ masking replaces that (the invisible characters inside it included).
 
 What folding does, in order:
 1. one character for one: NFKC where it gives a single character (full-width and other compatibility
-   forms: `１３８` -> `138`, `＠` -> `@`, `ｖｘ` -> `vx`, `𝟏` -> `1`), traditional -> simplified by
+   forms: `１３８` -> `138`, `＠` -> `@`, `ｖｘ` -> `vx`, `𝟏` -> `1`), a decimal digit of any script
+   -> its ASCII digit (`١٣٨` and `१३८` -> `138`), traditional -> simplified by
    OpenCC's character table (opencc-python-reimplemented's TSCharacters.txt: `號` -> `号`, `鵝` -> `鹅`);
 2. dropped: format characters (zero-width spaces and joiners, direction marks, BOM, soft hyphen),
    variation selectors, combining marks, and, in the matching view, symbols and emoji (`薇❤信` ->
    `薇信`, `138😀0013` -> `1380013`); the search view (spans.py) also drops punctuation and whitespace;
 3. the separators people put between digit groups (space, `-`, `.`, `/`, `_`, `·`, `・`, `。`, a
-   dash), up to three of them, become one canonical separator: `.` when only dots, `-` when any other
+   dash, `*`, `~`, `〜`; `，` and `、` only in a run of three groups or more), up to three of them, become one canonical separator: `.` when only dots, `-` when any other
    mark, a space when only spaces (`138/0013/8000` -> `138-0013-8000`, `192。168。1。1` -> `192.168.1.1`);
 4. Chinese numerals right after a cue (`手机一三八…`, `扣扣：幺二三四五六`) become digits;
 5. e-mail obfuscations: `[at]`, `(at)`, `艾特`, `@` with spaces around, ` at ` before a domain ->
@@ -39,11 +40,13 @@ from typing import Callable
 _NFKC_RANGES = ((0x00A0, 0x0250), (0x2000, 0x2500), (0x2E80, 0x3400), (0xF900, 0xFB00), (0xFE10, 0xFE70),
                 (0xFF00, 0xFFF0), (0x1D400, 0x1D800), (0x1F100, 0x1F200))
 # Characters that show nothing (inclusive ranges): format characters and marks, and the Hangul fillers
-# (U+115F, U+1160, U+3164, U+FFA0), letters (Lo) that render as blank space. Every view drops them,
+# (U+115F, U+1160, U+3164, U+FFA0), letters (Lo) that render as blank space, and the braille blank
+# (U+2800, a symbol that shows nothing). Every view drops them,
 # and so does the publication cleaning: a character one of them keeps and the other drops would let a
 # number or a verbatim sentence through (a filler between the groups of a phone number).
 INVISIBLE_RANGES = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
-                    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+                    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x2800, 0x2800),
+                    (0x3164, 0x3164),
                     (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
                     (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF))
 # Emoji and pictographs live mostly here; with the symbols (So, Sk) elsewhere they are dropped when matching.
@@ -94,6 +97,8 @@ def _build_tables() -> tuple[dict[int, str], str, str]:
     for low, high in _SCAN_RANGES:
         for cp in range(low, high):
             cat = unicodedata.category(chr(cp))
+            if cat == "Nd":  # a decimal digit of any script (Arabic-Indic ٣, Devanagari ३ ...) is that digit
+                fold.setdefault(cp, str(unicodedata.decimal(chr(cp))))
             invisible = cat in ("Cf", "Mn", "Me") or any(lo <= cp <= hi for lo, hi in INVISIBLE_RANGES)
             symbol = cat in ("So", "Sk") or any(lo <= cp < hi for lo, hi in _EMOJI_RANGES) and cat.startswith(("S", "Po"))
             if invisible or symbol:
@@ -140,7 +145,13 @@ _CHINESE_DIGIT_TABLE = str.maketrans(CHINESE_DIGITS)
 # A run of Chinese digits (or digits) at least five long, separators allowed between them.
 _CHINESE_RUN = re.compile(r"[0-9零〇○一幺壹二贰两三叁四肆五伍六陆七柒八捌九玖](?:[ \-.]?[0-9零〇○一幺壹二贰两三叁四肆五伍六陆七柒八捌九玖]){4,}")
 
-_DIGIT_SEPARATORS = re.compile(r"(?<=[0-9])[ \t\-‐‑–—−_/·・•.。]{1,3}(?=[0-9])")
+_SEPARATOR_CHARS = " \t-‐‑–—−_/·・•.。*~〜"
+_DIGIT_SEPARATORS = re.compile(r"(?<=[0-9])[" + re.escape(_SEPARATOR_CHARS) + r"]{1,3}(?=[0-9])")
+# A full-width or ideographic comma also ends a clause between two numbers ("QQ 123456，1998年的事"), so
+# it separates digit groups only in a run of three groups or more (138，0013，8000; 6222，0212，…).
+_COMMAS = "，、"
+_COMMA_SEPARATOR = re.compile(r"(?<=[0-9]) ?[，、] ?(?=[0-9])")
+_COMMA_RUN = re.compile(r"(?<![0-9])[0-9]+(?: ?[，、] ?[0-9]+){2,}")
 _DOTS = frozenset(".。")
 
 _TLD = r"(?:com|cn|net|org|edu|gov|cc|me|io|top|xyz|info|tv|hk|tw)"
@@ -244,7 +255,11 @@ def fold_for_matching(text: str, *, numeral_cue: re.Pattern | None = None) -> Fo
     folded = Folded(text if _FOLD_KEYS.isdisjoint(text) else text.translate(FOLD_TABLE), len(text))
     if not _DROP_KEYS.isdisjoint(folded.text):
         folded.sub(DROPPED_WHEN_MATCHING, lambda m: "")
-    if any(ch in folded.text for ch in " -‐‑–—−_/·・•.。\t"):
+    if any(ch in folded.text for ch in _COMMAS):
+        runs = [m.span() for m in _COMMA_RUN.finditer(folded.text)]
+        if runs:
+            folded.sub(_COMMA_SEPARATOR, lambda m: "-" if any(a < m.start() < b for a, b in runs) else m.group())
+    if any(ch in folded.text for ch in _SEPARATOR_CHARS):
         folded.sub(_DIGIT_SEPARATORS, _separator)
     if numeral_cue is not None:
         spans = []

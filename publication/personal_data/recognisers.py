@@ -11,7 +11,7 @@ a phone number need only know `[ \\-.]` between digits, and a cue `微信` also 
 |---|---|
 | id_card | 18 characters in any grouping (6-8-4, 3-3-4-4-4 ...): a region code, a real birth date, the GB 11643 check character |
 | bank_card | 16-19 digits passing Luhn: in groups of four, or after a card cue in any grouping, or bare unless an identifier word (微博, mid, id, 订单 …) stands right before |
-| mobile | `1[3-9]` + 9 digits: together, 3-4-4, 4-3-4, a space after every digit, +86 before; after a cue in any grouping |
+| mobile | `1[3-9]` + 9 digits: together, 3-4-4, 4-3-4, a space after every digit, +86, 0086 or 86 before; after a cue in any grouping |
 | landline | an area code (with or without parentheses, or the country code 86 without its 0) + a 7-8 digit number, an extension |
 | email | local@domain.tld (after the obfuscations are undone) |
 | qq | 5-11 digits after a QQ cue (or before one), or 6-11 after a lone `Q`/`扣`; never without a cue; not a date, a price or a count (`256000 对`) |
@@ -223,7 +223,8 @@ def build_rules(data: RuleData) -> tuple[Rule, ...]:
                                      + _S + r"\d)", flags), validate=_valid_card, needs="卡账帐cC"),
         Rule("bank_card", re.compile(r"(?<![0-9A-Za-z])\d{16,19}(?![0-9A-Za-z])", re.ASCII), validate=_valid_card,
              accept=not_identifier, needs="0123456789"),
-        Rule("mobile", re.compile(r"(?:(?:\+|00)86[ \-]?|\(\+?86\)[ ]?|(?<![0-9A-Za-z+]))"
+        # The country code with +, 00, in parentheses or bare (8613800138000, 86 138 0013 8000) is part of it.
+        Rule("mobile", re.compile(r"(?:(?:\+|00)86[ \-]?|\(\+?86\)[ ]?|(?<![0-9A-Za-z+])86[ \-]?(?=1[3-9])|(?<![0-9A-Za-z+]))"
                                   r"(?:1[3-9]\d(?P<sep>[ \-.。]?)\d{4}(?P=sep)\d{4}|1[3-9]\d\d(?P<sep2>[ \-.。])\d{3}(?P=sep2)\d{4}|1 [3-9](?: \d){9})"
                                   r"(?![0-9])", re.ASCII), numeric=True, needs="0123456789"),
         Rule("landline", re.compile(r"(?:\(0(?:10|2\d|[3-9]\d{2})\)[ \-]?|" + _NOT_DIGIT_BEFORE + r"0(?:10|2\d|[3-9]\d{2})[ \-.]?"
