@@ -128,7 +128,10 @@ def release_shape(kind: str, labels: list[dict], judgments: list[list], *, inclu
             continue
         # Published as cleaned: NFKC, no invisible or format characters (a zero-width space hides nothing).
         published_text = clean_for_publication(rewrite.text)
-        span = release_span(rewrite.text, raw_text=raw, cleaned_text=text)
+        # Measured on what is published too: cleaning can make a rewrite that looked different the
+        # original again (an enclosed ideograph 🈐, a symbol the search view drops, is published as 手).
+        span = max(release_span(rewrite.text, raw_text=raw, cleaned_text=text),
+                   release_span(published_text, raw_text=raw, cleaned_text=text))
         if span >= threshold:
             left_out["searchable"] += 1
             continue
@@ -150,7 +153,7 @@ def release_shape(kind: str, labels: list[dict], judgments: list[list], *, inclu
                "This is a public release. A verbatim post can be searched for and linked back to the person who "
                "wrote it, so no original text is published: every text here is a rewrite of its post, made to "
                "keep what the labels depend on and confirmed by a second person who answered that the labels "
-               "still hold. A post is published only when its confirmed rewrite shares no exact span of "
+               "still hold. A post is published only when its confirmed rewrite, as confirmed and as published, shares no exact span of "
                f"{threshold} characters or more with the original post (compared as a search engine compares them: "
                "width, case, traditional characters, punctuation, emoji, spaces and invisible characters ignored) "
                "and the personal-data detector finds nothing unmasked in it, after normalising obfuscations such "
