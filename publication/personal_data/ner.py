@@ -155,16 +155,20 @@ class LACRecogniser:
         self._per_begin = np.array([tag == "PER-B" for _i, tag in sorted(self._lac._id2tag.items())] + [False] * 64)
         self._public = _kept_names()
         self._transitions = self._lac._transitions.astype(np.float32)
+        self._per_tags, self._per_bound = _person_bound(self._transitions, self._per[:self._transitions.shape[0]])
+        self.prune = True  # skip the decoding of sentences whose best path cannot hold a name (exact)
+        self.decoded = self.pruned = 0  # sentences decoded and skipped, for the bench
         self.name = "lac"
 
     def _ids(self, text: str) -> list[int]:
         return [self._vocab.get(self._q2b.get(c, c), self._oov) for c in text]
 
-    def _tags(self, texts: list[str]) -> list[np.ndarray]:
-        """Tag ids per character of each text. The model reads texts of one length together (padding
-        changes its answer, so its batches never mix lengths); the decoding then runs over texts of
-        similar lengths together (padding is masked there)."""
-        out: list = [np.zeros(0, dtype=np.int64)] * len(texts)
+    def _tags(self, texts: list[str]) -> list[np.ndarray | None]:
+        """Tag ids per character of each text, or None where the best path holds no person tag (then
+        it is not decoded). The model reads texts of one length together (padding changes its answer,
+        so its batches never mix lengths); the decoding then runs over texts of similar lengths
+        together (padding is masked there)."""
+        out: list = [None] * len(texts)
         logits: list = [None] * len(texts)
         by_length: dict[int, list[int]] = {}
         for i, text in enumerate(texts):
@@ -176,8 +180,10 @@ class LACRecogniser:
             length = len(texts[chunk[0]])
             ids = np.array([self._ids(texts[i]) for i in chunk], dtype=np.int64)
             answer = self._session.run(None, {"token_ids": ids, "length": np.full(len(chunk), length, dtype=np.int64)})[0]
-            for i, row in zip(chunk, answer):
-                logits[i] = row
+            possible = self._may_hold_person(answer) if self.prune else np.ones(len(chunk), dtype=bool)
+            for i, row, keep in zip(chunk, answer, possible):
+                if keep:
+                    logits[i] = row
 
         def decode(group: list[int]) -> None:
             lengths = np.array([len(texts[i]) for i in group])
@@ -187,22 +193,37 @@ class LACRecogniser:
             for row, (i, path) in enumerate(zip(group, _viterbi_batch(emissions, self._transitions, lengths))):
                 out[i] = path[:lengths[row]]
 
-        ordered = sorted((i for i, text in enumerate(texts) if text), key=lambda i: len(texts[i]))
-        groups = [ordered[k:k + self.BATCH] for k in range(0, len(ordered), self.BATCH)]
+        def decode_all() -> list[list[int]]:
+            ordered = sorted((i for i in range(len(texts)) if logits[i] is not None), key=lambda i: len(texts[i]))
+            self.decoded += len(ordered)
+            self.pruned += sum(1 for text in texts if text) - len(ordered)
+            return [ordered[k:k + self.BATCH] for k in range(0, len(ordered), self.BATCH)]
+
         if self._threads > 1 and len(chunks) > 1:
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(self._threads) as pool:
                 list(pool.map(encode, chunks))
-                list(pool.map(decode, groups))
+                list(pool.map(decode, decode_all()))
         else:
             for chunk in chunks:
                 encode(chunk)
-            for group in groups:
+            for group in decode_all():
                 decode(group)
         return out
 
-    def _spans(self, text: str, tags: np.ndarray) -> list[tuple[str, int, int]]:
+    def _may_hold_person(self, emissions: np.ndarray) -> np.ndarray:
+        """Per text of a batch (B, T, K): False where no best path can put a person tag anywhere
+        (`_person_bound`), so decoding it cannot find a name."""
+        best = emissions.argmax(axis=2)  # (B, T)
+        top = np.take_along_axis(emissions, best[:, :, None], axis=2)  # (B, T, 1)
+        margin = top - emissions[:, :, self._per_tags]  # (B, T, P): how far each person tag is behind
+        needed = self._per_bound[:, best].transpose(1, 2, 0)  # (B, T, P)
+        return ~(margin > needed).all(axis=(1, 2))
+
+    def _spans(self, text: str, tags: np.ndarray | None) -> list[tuple[str, int, int]]:
+        if tags is None:
+            return []
         spans, i = [], 0
         per = self._per[tags] if len(tags) else np.zeros(0, dtype=bool)
         while i < len(tags):
@@ -220,19 +241,39 @@ class LACRecogniser:
 
     def entities_many(self, texts: list[str]) -> list[list[tuple[str, int, int]]]:
         """Texts are tagged sentence by sentence (LAC reads sentences; sentences of one length are
-        far more common than posts of one length, so the model's batches are fuller)."""
+        far more common than posts of one length, so the model's batches are fuller). A sentence is
+        tagged once however often it occurs (the model reads each sentence on its own), and not at
+        all when it holds fewer than two Chinese characters (no name of two can be in it)."""
         pieces: list[tuple[int, int, int]] = []  # (text index, start, end)
         for index, text in enumerate(texts):
             pieces += [(index, m.start(), m.end()) for m in _SENTENCE.finditer(text)]
         segments = [texts[i][a:b] for i, a, b in pieces]
+        unique = [s for s in dict.fromkeys(segments) if _TWO_HAN.search(s)]
+        spans = dict(zip(unique, (self._spans(s, tags) for s, tags in zip(unique, self._tags(unique)))))
         out: list[list[tuple[str, int, int]]] = [[] for _ in texts]
-        for (index, offset, _end), segment, tags in zip(pieces, segments, self._tags(segments)):
-            out[index] += [(kind, offset + s, offset + e) for kind, s, e in self._spans(segment, tags)]
+        for (index, offset, _end), segment in zip(pieces, segments):
+            out[index] += [(kind, offset + s, offset + e) for kind, s, e in spans.get(segment, ())]
         return out
 
     def entities(self, text: str) -> list[tuple[str, int, int]]:
         return self.entities_many([text])[0]
 
+
+def _person_bound(transitions: np.ndarray, per: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The person tags' ids and, for each person tag p and each tag q, how far p's emission must be
+    behind q's at a character for p to be on no best path there: swapping p for q at one position
+    changes a path's score by e[q] - e[p] + (T[a, q] - T[a, p]) + (T[q, c] - T[p, c]) for the tags a
+    before and c after, so when e[q] - e[p] exceeds max(0, max_a(T[a, p] - T[a, q])) +
+    max(0, max_c(T[p, c] - T[q, c])) the swap always gains and p is not on the best path. A text where
+    that holds at every character for every person tag (with q the character's best tag) has no name
+    on its best path: its decoding is skipped, with the same answer. Most sentences are such."""
+    per_tags = np.flatnonzero(per)
+    into = np.maximum(0, (transitions[:, per_tags, None] - transitions[:, None, :]).max(axis=0))  # (P, K)
+    out_of = np.maximum(0, (transitions[per_tags, None, :] - transitions[None, :, :]).max(axis=2))  # (P, K)
+    return per_tags, (into + out_of + 1e-3).astype(np.float32)  # a margin for float rounding
+
+
+_TWO_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\U00020000-\U0003134f].*?[\u3400-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
 
 DEFAULT_RECOGNISER = "lac"
 # A sentence: up to SENTENCE_MAX characters without a sentence end, then the ends that follow it.

@@ -83,3 +83,25 @@ def test_the_report_says_names_are_masked_by_the_offline_recogniser(settings, ma
     settings.PERSONAL_DATA_NER = "none"
     notice = _text_of(client.get(reverse("personal_data:overview")).content.decode(), "ner-notice")
     assert notice.startswith("Personal names are not found.")
+
+
+def test_skipping_the_decoding_of_sentences_without_a_possible_name_changes_no_answer(lac):
+    """The decoding of a sentence whose best path cannot hold a person tag is skipped (ner._person_bound):
+    every name found by decoding every sentence is still found, on posts with and without names."""
+    texts = [folded_for_entities(p.text) for seed in (0, 1, 2) for p in written_posts(seed)]
+    lac.prune = False
+    everything = lac.entities_many(texts)
+    lac.prune, lac.decoded, lac.pruned = True, 0, 0
+    assert lac.entities_many(texts) == everything
+    assert sum(map(len, everything)) >= 100
+    assert lac.pruned > lac.decoded > 0  # most sentences are skipped
+
+
+def test_a_sentence_is_tagged_once_however_often_it_occurs(lac):
+    text, other = "我同事王建国是同性恋。", "昨天和李娜一起吃饭"
+    lac.decoded = lac.pruned = 0
+    together = lac.entities_many([text, other, text, text + other])
+    assert lac.decoded + lac.pruned == 2  # the four texts hold two sentences
+    assert together == [lac.entities(text), lac.entities(other), lac.entities(text), lac.entities(text + other)]
+    assert together[3] == [*together[0], *((k, s + len(text), e + len(text)) for k, s, e in together[1])]
+    assert together[0] and together[1]
