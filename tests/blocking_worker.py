@@ -34,7 +34,7 @@ def install_blocks() -> None:
     agreement_services.agreement_report = lambda bootstrap: _block("agreementreport", _current_job())
     quality_services._aggregation_work = lambda run: _block("aggregationrun", run.pk)
     calibration_services.prior_snapshot_build = lambda **kwargs: _block("rebuildrequest", _current_job())
-    modeling_services.release_data = lambda release, seed=0: _block("trainingrun", _current_job())
+    modeling_services.release_data = lambda release, seed=0, include_provisional=False: _block("trainingrun", _current_job())
     maam_train.MAAMModel.load = classmethod(lambda cls, path: _block("scoringjob", _current_job()))
 
     # Which job a patched function serves: the row job_run just started (its id is the task's argument).
