@@ -56,7 +56,9 @@ class Shared:
 
 def call(user, name: str, method: str, url: str, ok=(200, 201, 404), **kwargs):
     """One request, recorded under `name`; 502/503/504 and connection errors are retried (they count
-    as failures), anything else outside `ok` is a failure."""
+    as failures), anything else outside `ok` is a failure. Redirects are not followed: a page that
+    sends its user to the login page (a broken session) is a failure, not the login page's 200."""
+    kwargs.setdefault("allow_redirects", False)
     for attempt in range(20):
         with user.client.request(method, url, name=name, catch_response=True, **kwargs) as response:
             if response.status_code in ok:

@@ -77,8 +77,10 @@ def test_submit_query_budget(grow, api_for):
 
 # Issue 27: the one-request scoring step, as the annotator page sends it (session, user, wellbeing
 # gate, submit, next, progress), each statement once (docs/hot_path.md lists them; BEGIN/COMMIT not
-# counted). A new rule must fit in these statements, not add its own.
-SCORING_STEP_STATEMENTS = 15
+# counted). A new rule must fit in these statements, not add its own: the budget is the count itself, per
+# database (SQLite writes the claim as an INSERT and an UPDATE, PostgreSQL as one data-modifying CTE), so
+# one statement more fails.
+SCORING_STEP_STATEMENTS = {"postgresql": 14, "sqlite": 15}
 
 
 def test_the_one_request_scoring_step_query_budget(grow, client):
@@ -110,5 +112,5 @@ def test_the_one_request_scoring_step_query_budget(grow, client):
             services.judgment_submit(annotator=other, post_id=claim.post_id, scores={"explicit": 2, "implicit": 2,
                                                                                      "emotional": 2})
     late = step()
-    assert len(early) <= SCORING_STEP_STATEMENTS, early
+    assert len(early) <= SCORING_STEP_STATEMENTS[connection.vendor], early
     assert len(late) == len(early), (early, late)
