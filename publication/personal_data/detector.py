@@ -248,3 +248,17 @@ def mask_posts(raws: list[str], *, ner: EntityRecognizer | None = None, rules: R
         second = mask_text(cleaned, rules=rules, entities=found or [])
         out.append(MaskResult(second.text, [*first, *second.findings]))
     return out
+
+
+def mask_texts(texts: list[str], *, ner: EntityRecognizer | None = None,
+               rules: Ruleset | None = None) -> list[MaskResult]:
+    """`mask_text` of each text, the name recogniser asked once for the whole list. For text that
+    is already cleaned (and maybe masked): the placeholders in it stay, what the rules and the
+    recogniser find now is masked too, and a text masked with these rules comes back unchanged."""
+    rules = rules or ruleset()
+    if ner is None:
+        return [mask_text(t, rules=rules) for t in texts]
+    folded = [folded_for_entities(t, rules) for t in texts]
+    many = getattr(ner, "entities_many", None)
+    entities = many(folded) if many is not None else [ner.entities(t) for t in folded]
+    return [mask_text(t, rules=rules, entities=found or []) for t, found in zip(texts, entities)]

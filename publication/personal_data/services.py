@@ -7,6 +7,7 @@ A post's `text` is `mask_post(raw_text)`: what annotators, adjudicators and mode
 a re-scan masks more of it."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -19,7 +20,7 @@ from django.utils.translation import gettext_lazy
 
 from annotation.models import Batch, Post
 
-from .detector import KINDS, PLACEHOLDERS, MaskResult, mask_post, mask_posts, rules_version
+from .detector import KINDS, PLACEHOLDERS, MaskResult, mask_post, mask_posts, mask_texts, rules_version
 from .models import PersonalDataScan
 from .ner import RecogniserUnavailable, load_recogniser
 
@@ -47,8 +48,9 @@ def _recogniser_for(setting: str):
 
 
 def personal_data_recogniser():
-    """The name recogniser PERSONAL_DATA_NER names, loaded once per process (None: the offline
-    default, which finds no personal names). RecogniserUnavailable when it is named but absent."""
+    """The name recogniser PERSONAL_DATA_NER names (by default "lac", the offline LAC model), loaded
+    once per process; None when it is "none": then no personal names are found.
+    RecogniserUnavailable when it is named but absent."""
     return _recogniser_for(getattr(settings, "PERSONAL_DATA_NER", "") or "")
 
 
@@ -66,6 +68,15 @@ def mask_many_for_import(raws: list[str]) -> list[MaskResult]:
     return mask_posts(raws, ner=personal_data_recogniser())
 
 
+def mask_for_sending(texts: list[str]) -> list[str]:
+    """Post texts about to leave the instance (an LLM endpoint's prompts), masked with the rules and
+    the name recogniser in force now, whatever rules masked them when they were stored or
+    released: the placeholders already in them stay, and what the current rules find is masked too
+    (`mask_texts`). Text masked with the current rules comes back unchanged. RecogniserUnavailable
+    when PERSONAL_DATA_NER names a recogniser that cannot run: nothing is sent then."""
+    return [r.text for r in mask_texts(list(texts), ner=personal_data_recogniser())]
+
+
 def personal_data_record(*, scans: list[tuple[int, dict[str, int], int]]) -> None:
     """Write (or replace) the scan rows (post id, kind -> count, findings) of imported or re-scanned posts."""
     now, name = timezone.now(), recogniser_name()
@@ -79,6 +90,31 @@ class RescanFailed(Exception):
     """Nothing was changed; the message says why."""
 
 
+_PLACEHOLDER = re.compile("|".join(re.escape(p) for p in PLACEHOLDERS.values()))
+
+
+def unmasks(before: str, after: str) -> bool:
+    """Whether `after` (a post's text masked again) shows characters that `before` had masked: True
+    unless `after` is `before` with some stretches of it (each at least one character, placeholders
+    or not) replaced by placeholders, i.e. unless the new masking only masks more. Any other
+    difference (say, a cleaning that changed) counts as unmasking, which keeps the earlier text."""
+    if not _PLACEHOLDER.search(before):
+        return False
+    parts = _PLACEHOLDER.split(after)
+    if len(parts) == 1:
+        return True  # no placeholder left at all
+    first, *middle, last = parts
+    if not before.startswith(first):
+        return True
+    pos = len(first)
+    for literal in middle:  # each placeholder stands for at least one character; the earliest fit is the best
+        found = before.find(literal, pos + 1)
+        if found < 0:
+            return True
+        pos = found + len(literal)
+    return not (len(before) - len(last) >= pos + 1 and before.endswith(last))
+
+
 @dataclass
 class RescanReport:
     scanned: int = 0
@@ -90,6 +126,10 @@ class RescanReport:
     dry_run: bool = False
     versions_before: Counter = field(default_factory=Counter)  # rules version -> posts last scanned with it
     version: str = ""
+    # Posts whose new masking would show something masked before: kept masked (the default), or,
+    # with allow_unmask, unmasked.
+    unmasking_post_ids: list[int] = field(default_factory=list)
+    allow_unmask: bool = False
 
     def kind_changes(self) -> list[tuple[str, int, int]]:
         """(kind, before, after) for every kind whose count changed."""
@@ -97,10 +137,36 @@ class RescanReport:
         return [(k, self.before[k], self.after[k]) for k in kinds]
 
 
-def personal_data_rescan(*, batch_name: str | None = None, dry_run: bool = False) -> RescanReport:
+def _weaker_recogniser_check(old: dict[int, PersonalDataScan]) -> None:
+    """RescanFailed when no name recogniser is configured but posts were last scanned with one: a
+    re-scan would show every name that recogniser masked."""
+    if recogniser_name():
+        return
+    stronger = Counter(scan.recogniser for scan in old.values() if scan.recogniser)
+    if stronger:
+        setting = (getattr(settings, "PERSONAL_DATA_NER", "") or "").strip() or '""'
+        raise RescanFailed(_(
+            "PERSONAL_DATA_NER is %(setting)s, so no name recogniser runs, but %(posts)s posts were last scanned "
+            "with %(recognisers)s: re-scanning them now would unmask the names it found. Set PERSONAL_DATA_NER "
+            "to %(recogniser)s (the default is lac), or re-scan with --allow-unmask to unmask them (with "
+            "--dry-run first to see how many posts would lose a mask).") % {
+                "setting": setting, "posts": sum(stronger.values()),
+                "recognisers": ", ".join(f"{name} ({n})" for name, n in stronger.most_common()),
+                "recogniser": stronger.most_common(1)[0][0]})
+
+
+def personal_data_rescan(*, batch_name: str | None = None, dry_run: bool = False,
+                         allow_unmask: bool = False) -> RescanReport:
     """Apply the current rules (and name recogniser) to posts already imported: each post's text
     becomes mask_post(raw_text) and its scan row is rewritten. All-or-nothing: one transaction,
-    with the posts locked; `dry_run` reports what would change and writes nothing."""
+    with the posts locked; `dry_run` reports what would change and writes nothing.
+
+    A re-scan never unmasks unless `allow_unmask`: it refuses to run without a name recogniser when
+    posts were last scanned with one (RescanFailed), and a post whose new text would show
+    characters its current text masks (`unmasks`: a cue taken out of a word list, another
+    recogniser) keeps its masks - its text becomes its current text masked again with the current
+    rules - and is listed in `unmasking_post_ids`. With `allow_unmask` (a mask that was a false
+    alarm) those posts get mask_post(raw_text) like the rest, and the list says which lost a mask."""
     try:
         recogniser = personal_data_recogniser()
     except RecogniserUnavailable as exc:
@@ -113,26 +179,40 @@ def personal_data_rescan(*, batch_name: str | None = None, dry_run: bool = False
             raise RescanFailed(_("No batch is named %(name)r (batches: %(known)s).")
                                % {"name": batch_name, "known": known or "–"})
         posts = posts.filter(batch=batch)
-    report = RescanReport(dry_run=dry_run)
+    report = RescanReport(dry_run=dry_run, allow_unmask=allow_unmask)
     with transaction.atomic():
         rows = list(posts.select_for_update().values_list("pk", "text", "raw_text"))
         old = {s.post_id: s for s in PersonalDataScan.objects.filter(post_id__in=[pk for pk, _t, _r in rows])}
-        results, changed = [], []
+        if not allow_unmask:
+            _weaker_recogniser_check(old)
         version = report.version = rules_version()
         masked = mask_posts([raw for _pk, _text, raw in rows], ner=recogniser)
+        report.unmasking_post_ids = [pk for (pk, text, _raw), result in zip(rows, masked) if unmasks(text, result.text)]
+        kept: dict[int, str] = {}
+        if report.unmasking_post_ids and not allow_unmask:
+            texts = {pk: text for pk, text, _raw in rows}
+            again = mask_texts([texts[pk] for pk in report.unmasking_post_ids], ner=recogniser)
+            kept = {pk: r.text for pk, r in zip(report.unmasking_post_ids, again)}
+        results, changed = [], []
         for (pk, text, _raw), result in zip(rows, masked):
+            counts = result.counts
+            if pk in kept:  # the earlier masks stay: count what either scan found
+                before = old[pk].counts if pk in old else {}
+                counts = {k: max(before.get(k, 0), counts.get(k, 0)) for k in KINDS
+                          if before.get(k, 0) or counts.get(k, 0)}
+            new_text = kept.get(pk, result.text)
             report.scanned += 1
-            report.after.update(result.counts)
+            report.after.update(counts)
             if pk in old:
                 report.before.update(old[pk].counts)
                 report.versions_before[old[pk].rules_version] += 1
             else:
                 report.first_scans += 1
-            if result.text != text:
-                changed.append(Post(pk=pk, text=result.text))
-            if pk not in old or old[pk].counts != result.counts or old[pk].rules_version != version \
+            if new_text != text:
+                changed.append(Post(pk=pk, text=new_text))
+            if pk not in old or old[pk].counts != counts or old[pk].rules_version != version \
                     or old[pk].recogniser != recogniser_name():
-                results.append((pk, result.counts, len(result.findings)))
+                results.append((pk, counts, sum(counts.values()) if pk in kept else len(result.findings)))
         report.texts_changed = len(changed)
         report.changed_post_ids = [p.pk for p in changed]
         if not dry_run:
