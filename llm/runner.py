@@ -3,7 +3,9 @@ release's TEST split, the shots drawn from its TRAINING split, each answer taken
 cache when it is there and asked for otherwise, at most `concurrency` requests in flight.
 
 What is sent for a post is the release's text of it - the cleaned, masked text annotators see
-(Post.text), never Post.raw_text - filled into the run's own template snapshot. Answers reach the
+(Post.text), never Post.raw_text - masked once more with the personal-data rules and name recogniser
+in force now (a release published under older rules holds what they would mask; `texts_to_send`),
+test posts and few-shot examples alike, filled into the run's own template snapshot. Answers reach the
 cache as they arrive (in small batches, outside the run's transaction), so a worker killed midway
 loses nothing it paid for and the re-run sends only the posts not yet answered; the answers and
 scores themselves are written with the run's success, all at once."""
@@ -78,21 +80,38 @@ def run_data(run: LLMRun) -> dict:
 def work_items(run: LLMRun, data: dict) -> list[Work]:
     """Every (run index, test post) with its messages and cache key, in a fixed order. The shots of
     run index r are drawn with seed + r from the training rows only. A post taken down is never an
-    item nor a shot, whatever `data` holds (release_data leaves them out already)."""
+    item nor a shot, whatever `data` holds (release_data leaves them out already). Every text in the
+    messages, shots included, is masked with the current rules first (`texts_to_send`), and the
+    cache key is made of the masked text."""
     items = []
     gone = taken_down_keys()
     train = [row for row in data["train"] if row["id"] not in gone]
     test = [row for row in data["test"] if row["id"] not in gone]
     endpoint = run.endpoint if run.backend == Backend.OPENAI else f"{run.endpoint}#{run.local_scoring}"
-    for r in range(run.runs):
-        shots = shots_select(train, run.shots, run.seed + r)
+    shots_of_run = [shots_select(train, run.shots, run.seed + r) for r in range(run.runs)]
+    sent = texts_to_send([row["text"] for row in test] + [s["text"] for shots in shots_of_run for s in shots])
+    for r, chosen in enumerate(shots_of_run):
+        shots = [{**shot, "text": sent[shot["text"]]} for shot in chosen]
         fingerprint = shots_fingerprint(shots)
         for row in sorted(test, key=lambda x: x["id"]):
+            text = sent[row["text"]]
             key = cache_key(backend=run.backend, endpoint=endpoint, model=run.model_name,
-                            template_text=run.template_text, post_text=row["text"], shots=fingerprint, seed=run.seed,
+                            template_text=run.template_text, post_text=text, shots=fingerprint, seed=run.seed,
                             temperature=run.temperature, run_index=r, max_tokens=run.max_tokens)
-            items.append(Work(r, row, messages_build(run.template_text, row["text"], shots), key, run.seed + r))
+            items.append(Work(r, row, messages_build(run.template_text, text, shots), key, run.seed + r))
     return items
+
+
+def texts_to_send(texts: list[str]) -> dict[str, str]:
+    """release text -> the text a prompt carries: masked again with the personal-data rules and name
+    recogniser in force now (publication.personal_data.services.mask_for_sending), because a release
+    published under older rules (or without name masking) holds what the current rules would mask.
+    Text masked with the current rules is unchanged, so its cache keys are too; the keys are made
+    of the text actually sent. RecogniserUnavailable when the configured recogniser cannot run."""
+    from publication.personal_data.services import mask_for_sending
+
+    distinct = list(dict.fromkeys(texts))
+    return dict(zip(distinct, mask_for_sending(distinct)))
 
 
 def backend_open(run: LLMRun):

@@ -8,6 +8,7 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from annotation.models import Release
+from publication.personal_data.ner import RecogniserUnavailable
 from audit.services import audit_record
 from core.errors import DomainError, NotFound
 from core.jobs import TRANSIENT_ERRORS, job_cancel, job_fail, job_run, jobs_fail_lost
@@ -101,7 +102,11 @@ def _estimate(*, backend: str, endpoint: str, model_name: str, template_text: st
 
     probe = LLMRun(backend=backend, endpoint=endpoint, model_name=model_name, template_text=template_text, shots=shots,
                    runs=runs, seed=seed, temperature=temperature, max_tokens=max_tokens, local_scoring=local_scoring)
-    items = work_items(probe, data)
+    try:
+        items = work_items(probe, data)
+    except RecogniserUnavailable as exc:  # no text leaves without the configured name masking
+        raise DomainError(_("The personal-data name recogniser (PERSONAL_DATA_NER) cannot run, so no post "
+                            "text is sent: %(error)s") % {"error": exc})
     hits = cached([w.key for w in items])
     to_send = [w for w in items if w.key not in hits]
     prompt_tokens = sum(messages_tokens_estimate(w.messages) for w in to_send)
