@@ -169,12 +169,17 @@ WHERE b.id = %s"""
 # The guideline in force (annotation/selectors.py guideline_current), as a scalar subquery.
 _GUIDELINE_SQL = f"(SELECT g.{{column}} FROM {_G} g WHERE g.is_active ORDER BY g.version DESC LIMIT 1)"
 
-_PROGRESS_SQL = f"""
-SELECT bp.submitted, bp.skipped,
-  (SELECT pb.post_count FROM {_B} pb WHERE pb.id = %s) - (SELECT COUNT(*) FROM {_P} p
+# The batch's posts that count for the annotator (visibility/withdrawn.py `queue_posts`, without reading
+# the batch): its post count less the withdrawn posts they have not answered. Parameters: the batch,
+# the batch, the annotator. `{{withdrawn}}` is the visibility policy's test (_progress_sql).
+_QUEUE_POSTS_SQL = f"""(SELECT pb.post_count FROM {_B} pb WHERE pb.id = %s) - (SELECT COUNT(*) FROM {_P} p
     WHERE p.batch_id = %s AND {{withdrawn}} AND NOT EXISTS (
       SELECT 1 FROM {_A} w WHERE w.post_id = p.id AND w.annotator_id = %s AND COALESCE(w.gold_batch_id, 0) = 0
-        AND w.status <> '{_ASSIGNED}')),
+        AND w.status <> '{_ASSIGNED}'))"""
+
+_PROGRESS_SQL = f"""
+SELECT bp.submitted, bp.skipped,
+  {_QUEUE_POSTS_SQL},
   (SELECT q.gold_rate FROM {_Q} q WHERE q.batch_id = %s),
   COUNT(a.id),
   SUM(CASE WHEN a.status = '{AssignmentStatus.SUBMITTED.value}' THEN 1 ELSE 0 END),
@@ -197,6 +202,36 @@ def _progress_sql() -> str:
     few are found through their own partial index (post_withdrawn), so the rule costs nothing while a
     batch has none."""
     return _PROGRESS_SQL.format(withdrawn=withdrawn_sql("p"))
+
+
+# The gold plan's numbers (quality/services.py gold_plan), one statement: the batch's posts as the
+# progress bar counts them (the same fragment as _PROGRESS_SQL, so the gold quota is the one the bar
+# shows), the annotator's claims in the batch (real ones on its posts and gold ones served in it) and
+# the gold ones. The claims are found through the annotator's index and each one's post by its key (a
+# scalar subquery, which the planner cannot turn into a join that reads the batch's posts, whatever
+# the statistics): they grow with the annotator's own work, never with the batch (no index holds
+# (annotator, batch); docs/hot_path.md).
+_GOLD_COUNTS_SQL = f"""
+SELECT {_QUEUE_POSTS_SQL},
+  (SELECT COUNT(*) FROM {_A} a WHERE a.annotator_id = %s AND COALESCE(a.gold_batch_id, 0) = 0
+    AND (SELECT p.batch_id FROM {_P} p WHERE p.id = a.post_id) = %s),
+  (SELECT COUNT(*) FROM {_A} a WHERE a.annotator_id = %s AND a.gold_batch_id = %s)"""
+
+
+@cache
+def _gold_counts_sql() -> str:
+    return _GOLD_COUNTS_SQL.format(withdrawn=withdrawn_sql("p"))
+
+
+def gold_counts(*, annotator, batch: Batch) -> tuple[int, int, int]:
+    """(posts, claims, served) for the gold plan: the batch's posts that count for the annotator
+    (as the progress bar counts them: `queue_posts`, from the batch's post count), every claim they
+    made in the batch (real and gold), and the gold items served to them in it."""
+    with claim_cursor() as cursor:
+        cursor.execute(_gold_counts_sql(), [batch.pk, batch.pk, annotator.pk, annotator.pk, batch.pk,
+                                            annotator.pk, batch.pk])
+        posts, real, served = cursor.fetchone()
+    return posts or 0, real + served, served
 
 
 @dataclass(frozen=True)

@@ -100,8 +100,9 @@ def gold_drawable(annotator) -> QuerySet[GoldItem]:
     served = Assignment.objects.filter(annotator=annotator, gold_batch__isnull=False).values("post_id")
     served_then_withdrawn = (GoldItem.objects.filter(active=True, qualification_used=False, post_id__in=served)
                              .filter(post_id__in=withdrawn_posts()))
-    base = GoldItem.objects.filter(Q(pk__in=gold_items_servable().values("pk"))
-                                   | Q(pk__in=served_then_withdrawn.values("pk")))
+    # (The two sets OR-ed on the item's own row, not as `pk IN (...)`: a subquery of the whole pool,
+    # hashed, joined every post of the database to the pool on every claim - issue 27 review.)
+    base = gold_items_servable() | served_then_withdrawn
     return (base.filter(~Exists(judged))
             .exclude(qualification_answers__attempt__annotator=annotator)
             .exclude(post__final_label__adjudicator=annotator))

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Q
+from django.db.models import Q
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -41,7 +42,7 @@ from ..models import (
     QualificationAttempt,
 )
 from ..scores import scores_validate
-from ..visibility.withdrawn import queue_posts
+from ..assignment.selectors import gold_counts
 from . import selectors
 
 MAX_GOLD_RATE = 0.5
@@ -477,21 +478,50 @@ def gold_plan(*, annotator, batch: Batch) -> GoldPlan:
     rate = quality.gold_rate if quality is not None else 0.0
     if rate <= 0:
         return GoldPlan(None, None)
-    counts = Assignment.objects.filter(annotator=annotator).filter(
-        Q(post__batch=batch, gold_batch__isnull=True) | Q(gold_batch=batch)).aggregate(
-        claims=Count("id"), served=Count("id", filter=Q(gold_batch=batch)))
-    claims, served = counts["claims"], counts["served"]
-    posts = queue_posts(batch=batch, annotator=annotator).count()  # (as the progress bar counts them)
+    # (Issue 27 review: the batch's posts from its counter, as the progress bar counts them, not by
+    # reading them; the claims and gold served in the same statement.)
+    posts, claims, served = gold_counts(annotator=annotator, batch=batch)
     quota = selectors.gold_quota(annotator=annotator, rate=rate, posts=posts, served=served)
     # The pick runs whether or not this claim is gold, so the two cost the same. Its row lock (held to
     # the end of the claim; others skip it) keeps two tabs of one annotator from taking one gold post.
-    pick = (selectors.gold_drawable(annotator).select_related("post")
-            .select_for_update(skip_locked=True, of=("self",))
-            .exclude(post__assignments__annotator=annotator)
-            .order_by("?").first())
+    pick = _gold_pick(annotator, start=_keyed_point(f"gold-pick:{batch.pk}:{annotator.pk}:{claims}"))
     due = _gold_due(_keyed_draw(f"gold:{batch.pk}:{annotator.pk}:{claims}"), left=quota - served,
                     remaining=posts + quota - claims)
-    return GoldPlan(None, pick.post if due and pick is not None else None, tail=claims - served >= posts)
+    return GoldPlan(None, pick if due and pick is not None else None, tail=claims - served >= posts)
+
+
+# The pick's random start: a point of the gold items' id range, MIN(id) + draw * (MAX - MIN + 1),
+# found through the primary key's two ends (no row of the pool is read). Integer arithmetic, the same
+# on both databases; the draw is a 31-bit integer parameter.
+_GOLD_START_SQL = (f"(SELECT MIN(x.id) + (CAST(%s AS BIGINT) * (MAX(x.id) - MIN(x.id) + 1)) / 2147483648 "
+                   f"FROM {GoldItem._meta.db_table} x)")
+
+
+def _gold_pick(annotator, *, start: float) -> Post | None:
+    """A drawable gold item the annotator has never been given (gold_drawable, less every post they
+    hold or held), at random, row-locked (FOR UPDATE OF the gold item, SKIP LOCKED); its post, or None.
+
+    One statement that sorts nothing (issue 27 review; `ORDER BY random()` read and sorted the whole
+    pool on every claim): the first such item at or after a random point of the id range in id order,
+    else - nothing there - the first from the start (wrapping around). Two branches of a UNION ALL
+    under LIMIT 1, each a walk of the primary key that stops at its first row: the second runs only when
+    the first found nothing, so exactly one row is locked, as before. Each item is drawn with
+    probability proportional to the gap in ids before it (since the previous eligible item), not
+    exactly 1/n: uniform while eligible ids are evenly spread, and never predictable to the annotator
+    (the point is a keyed draw, `start`, under SECRET_KEY)."""
+    drawable = (selectors.gold_drawable(annotator).exclude(post__assignments__annotator=annotator)
+                .select_for_update(skip_locked=True, of=("self",))
+                .values_list("post_id", "post__text", "post__batch_id", "post__live_claims"))  # (the model's order)
+    point = RawSQL(_GOLD_START_SQL, [int(start * 2**31)])
+    after, params_after = drawable.filter(pk__gte=point).order_by("pk")[:1].query.sql_with_params()
+    before, params_before = drawable.filter(pk__lt=point).order_by("pk")[:1].query.sql_with_params()
+    sql = f"SELECT * FROM ({after}) AS after_start UNION ALL SELECT * FROM ({before}) AS before_start LIMIT 1"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params_after, *params_before])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return Post.from_db(connection.alias, ["id", "text", "batch_id", "live_claims"], list(row))
 
 
 def _gold_due(draw: float, *, left: int, remaining: int) -> bool:
@@ -501,6 +531,13 @@ def _gold_due(draw: float, *, left: int, remaining: int) -> bool:
     if left <= 0:
         return False
     return remaining <= left or draw < left / remaining
+
+
+def _keyed_point(message: str) -> float:
+    """Where the gold pick starts: a keyed number in [0, 1), as _keyed_draw (kept apart from the
+    draw that decides whether a claim is gold, which tests replace)."""
+    digest = hmac.new(settings.SECRET_KEY.encode(), message.encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
 
 
 def _keyed_draw(message: str) -> float:
