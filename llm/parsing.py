@@ -66,9 +66,11 @@ def _whole(value) -> int | None:
     return None
 
 
-def _from_mapping(mapping: dict) -> dict[str, int] | str:
+def _scores(pairs) -> dict[str, int] | str:
+    """(key, value) pairs -> {dimension: score}, or why not. Keys that name no dimension are ignored;
+    a dimension given twice must have one score."""
     found: dict[str, int] = {}
-    for raw_key, raw_value in mapping.items():
+    for raw_key, raw_value in pairs:
         dim = _key(raw_key)
         if dim is None:
             continue
@@ -78,14 +80,23 @@ def _from_mapping(mapping: dict) -> dict[str, int] | str:
         if dim in found and found[dim] != score:
             return f"two different scores for {dim}"
         found[dim] = score
+    return found
+
+
+def _complete(found: dict[str, int]) -> dict[str, int] | str:
+    missing = [d for d in DIMENSIONS if d not in found]
+    return ("missing " + ", ".join(missing)) if missing else found
+
+
+def _from_mapping(mapping: dict) -> dict[str, int] | str:
+    found = _scores(mapping.items())
+    if isinstance(found, str):
+        return found
     if not found:  # one level of nesting: {"scores": {...}}
         nested = [v for v in mapping.values() if isinstance(v, dict)]
         if len(nested) == 1:
             return _from_mapping(nested[0])
-    missing = [d for d in DIMENSIONS if d not in found]
-    if missing:
-        return "missing " + ", ".join(missing)
-    return found
+    return _complete(found)
 
 
 def _candidates(text: str) -> list[str]:
@@ -122,19 +133,8 @@ def _parse_object(block: str) -> dict[str, int] | str:
     leftover = _PAIR.sub("", inner)
     if re.sub(r"[\s,;]+", "", leftover):
         return "not a dict"
-    found: dict[str, int] = {}
-    for raw_key, raw_value in pairs:
-        dim = _key(raw_key)
-        if dim is None:
-            continue
-        score = _whole(raw_value)
-        if score is None:
-            return f"value {raw_value!r} for {raw_key!r} is not a whole number 1-5"
-        if dim in found and found[dim] != score:
-            return f"two different scores for {dim}"
-        found[dim] = score
-    missing = [d for d in DIMENSIONS if d not in found]
-    return ("missing " + ", ".join(missing)) if missing else found
+    found = _scores(pairs)
+    return found if isinstance(found, str) else _complete(found)
 
 
 def parse_answer(answer: str | None) -> Parsed:
