@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test eval eval-full bench bench-scaling lint clean loadtest loadtest-smoke hot-path drills screenshots gpu-check
+.PHONY: install run test eval eval-full bench bench-scaling lint clean loadtest loadtest-smoke hot-path drills screenshots gpu-check plotly-bundle
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -88,6 +88,10 @@ screenshots: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+
+## The plotly.js the pages load (static/vendor/plotly-chlgbt-<version>.min.js), rebuilt from npm; needs node and npm.
+plotly-bundle:
+	sh tools/plotly_bundle/build.sh
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

@@ -170,10 +170,17 @@ def audit_rows(page) -> list[dict]:
             c => Array.from(c.children).map(td => td.textContent.trim()))}))""")
 
 
+# A person takes longer than this to type a name and a password. Submitting the instant the login page
+# loaded made the POST compete with Chromium still settling that page (fonts, layout): ~340 ms in place of
+# the server's ~150 (docs/performance.md).
+TYPING_SECONDS = 1.0
+
+
 def login(page, base: str, user: str) -> Visit:
     page.goto(f"{base}/accounts/login/")
     page.fill("#id_username", user)
     page.fill("#id_password", PASSWORD)
+    page.wait_for_timeout(TYPING_SECONDS * 1000)
     with page.expect_navigation(wait_until="load"):
         page.click("main button[type=submit]")
     visit = Visit(role="", lang="", name="login", path="/accounts/login/", url=page.url, status=200)

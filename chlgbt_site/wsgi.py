@@ -6,14 +6,9 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "chlgbt_site.settings.local")
 application = get_wsgi_application()
 
-# Every URLconf and view module is imported now, while the worker boots, not by its first request (which
-# took 1.6 s importing the API schema views and their dependencies, so the first annotators after a
-# deploy or a worker restart waited seconds; docs/hot_path.md).
-from django.urls import get_resolver  # noqa: E402
+# What no person's first request should pay for, done while the worker boots (core/warm.py): every URLconf
+# and view module imported and every URL reversible, plotly's figure classes made, and in the background
+# the token-weights parser and the newest agreement report's figures.
+from core.warm import warm_web_process  # noqa: E402
 
-get_resolver().url_patterns  # noqa: B018 - the property imports chlgbt_site.urls and every app's urls
-
-# The token-weights page's parser loads once, now, in the background (calibration/warm.py).
-from calibration.warm import warm_at_start  # noqa: E402
-
-warm_at_start()
+warm_web_process()

@@ -140,7 +140,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = env_str("STATIC_ROOT", "") or None
 # Static files whose name changes with their content are cached by browsers for good ("immutable"): the names
 # collectstatic gives in production (name.<12 hex>.ext) and the vendored libraries of static/vendor/, whose
-# version is in the name (vendor/plotly-cartesian-4.1.1.min.js). Others keep WhiteNoise's short max-age (60 s; 0
+# version is in the name (vendor/plotly-chlgbt-4.1.1.min.js). Others keep WhiteNoise's short max-age (60 s; 0
 # with DEBUG, so an edited app.css shows at once). Without it, on `make run` (no collectstatic) every page
 # with a figure asked again for its 1.5 MB of plotly.js. (A regex on the URL; it replaces WhiteNoise's own test.)
 WHITENOISE_IMMUTABLE_FILE_TEST = r"\.[0-9a-f]{12}\.[A-Za-z0-9]+$|/vendor/[^/]+-\d+\.\d+\.\d+(\.min)?\.(js|css)$"

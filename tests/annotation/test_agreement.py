@@ -125,7 +125,7 @@ def test_dashboard_renders_plotly_from_this_site(client, make_user, tmp_path, dj
     assert page.status_code == 200
     body = page.content.decode()
     assert "cdn" not in body.lower() and "0.815" in body
-    # plotly.js: the vendored cartesian bundle, a static file, deferred (templates/_plotly.html)
+    # plotly.js: the vendored bundle (tools/plotly_bundle), a static file, deferred (templates/_plotly.html)
     assert f'<script src="{static(PLOTLY_BUNDLE)}" defer>' in body and finders.find(PLOTLY_BUNDLE)
     assert "Intervals: bootstrap of 50 resamples" in body
 

@@ -36,7 +36,7 @@ def test_calibration_pages_render(browser_page, live_server, make_user, settings
                         (f"/calibration/case/{post.pk}/", 3), ("/agreement/", 1), (f"/runs/compare/?ids={run.pk}", 0)]:
         page.goto(live_server.url + path)
         page.wait_for_load_state("networkidle")
-        if plots:
-            page.wait_for_selector(".js-plotly-plot .main-svg")
+        # every figure is drawn without scrolling (those below the fold once the browser is idle)
+        page.wait_for_function("n => Array.from(document.querySelectorAll('.plot')).filter(p => p.querySelector('.main-svg')).length >= n", arg=plots)
         assert page.locator(".js-plotly-plot").count() >= plots, path
     assert page.console_errors == []
