@@ -46,10 +46,16 @@ def main() -> None:
     parser.add_argument("--json", default=str(ROOT / "bench" / "page_times.json"))
     parser.add_argument("--label", default="", help="a note kept in the JSON (before / after ...)")
     parser.add_argument("--append", action="store_true", help="add this run to those already in --json")
+    parser.add_argument("--typing-seconds", type=float, default=None,
+                        help="the pause on the login page before submitting (default: walk_demo.TYPING_SECONDS)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
+    from bench import walk_demo
     from tests.embedded_site import EmbeddedSite
+
+    if args.typing_seconds is not None:
+        walk_demo.TYPING_SECONDS = args.typing_seconds
 
     folder = Path(args.folder) if args.folder else Path(tempfile.mkdtemp(prefix="page-times-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -66,8 +72,8 @@ def main() -> None:
                 result = walk(browser, site.url, demo_ids(site.db_path), screenshots=False)
             finally:
                 browser.close()
-    result.update(label=args.label, loadavg_before=before, loadavg_after=[round(x, 2) for x in os.getloadavg()])
-    run = {k: result[k] for k in ("label", "loadavg_before", "loadavg_after", "visits")}
+    result.update(label=args.label, typing_seconds=walk_demo.TYPING_SECONDS, loadavg_before=before, loadavg_after=[round(x, 2) for x in os.getloadavg()])
+    run = {k: result[k] for k in ("label", "typing_seconds", "loadavg_before", "loadavg_after", "visits")}
     out = Path(args.json)
     saved = json.loads(out.read_text()) if args.append and out.exists() else {"note": args.label, "runs": []}
     saved["runs"].append(run)
