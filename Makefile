@@ -89,7 +89,7 @@ screenshots: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
-## The plotly.js the pages load (static/vendor/plotly-chlgbt-<version>.min.js), rebuilt from npm; needs node and npm.
+## The plotly.js the pages load (static/vendor/plotly-chlgbt-<version>.min.js), rebuilt from npm; needs node (>= 22, plotly.js 4's own) and npm.
 plotly-bundle:
 	sh tools/plotly_bundle/build.sh
 

@@ -301,6 +301,7 @@ def main() -> None:
             time.sleep(5)  # the web process's background start-up (calibration/warm.py)
             result = run(site.url, site.db_path)
     result["walk_s"] = round(time.monotonic() - started, 1)
+    result["typing_seconds"] = TYPING_SECONDS
     Path(args.json).write_text(json.dumps(result, ensure_ascii=False, indent=1))
     print(report(result))
 

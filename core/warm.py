@@ -64,9 +64,16 @@ def agreement_figures_warm() -> int:
     from annotation.agreement.selectors import dashboard_report
     from annotation.agreement.views import dashboard_figures
 
+    from django.core.cache import cache
+
     report = dashboard_report()
     if report is None:
         return 0
+    try:  # one web process builds them; the others (gunicorn's workers boot together) find them in the cache
+        if not cache.add(f"agreement-figures-warming:{report.pk}", True, 300):
+            return 0
+    except Exception:  # the cache (Redis) is down: build them here, as a page would
+        pass
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
             dashboard_figures(report)

@@ -42,8 +42,11 @@
   function next() {
     const key = waiting.shift();
     if (key === undefined) return;
-    draw(key);
-    idle(next);
+    try {
+      draw(key);
+    } finally {
+      idle(next);  // a figure that fails to draw does not stop the others
+    }
   }
   if (waiting.length) {
     if (typeof window.IntersectionObserver === "function") {
@@ -64,6 +67,6 @@
     const key = button.dataset.download;
     Promise.resolve(draw(key)).then(() => Plotly.downloadImage(box(key), {
       format: button.dataset.format, filename: key, width: 1200, height: 600,
-    }));
+    })).catch((error) => console.error("Could not download the figure " + key + ":", error));
   }));
 })();

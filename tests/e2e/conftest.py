@@ -43,3 +43,14 @@ def login(page, live_server, username: str, password: str = "pw-for-tests-1") ->
     page.fill("#id_password", password)
     page.click("main button[type=submit]")  # not the header's language switch
     page.wait_for_load_state("networkidle")
+
+
+# How many of the page's figure boxes plotly has drawn into (static/js/figures.js draws those off screen later).
+PLOTS_DRAWN = "() => Array.from(document.querySelectorAll('.plot')).filter(p => p.querySelector('.main-svg')).length"
+
+
+def wait_for_plots(page, count: int | None = None) -> None:
+    """Until `count` figures are drawn, or every figure box on the page when count is None."""
+    if count is None:
+        count = page.locator(".plot").count()
+    page.wait_for_function(f"n => ({PLOTS_DRAWN})() >= n", arg=count)

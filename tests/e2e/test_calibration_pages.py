@@ -11,6 +11,8 @@ from calibration.models import PriorSnapshot
 from modeling import services
 from tests.modeling.conftest import synthetic_csv
 
+from .conftest import wait_for_plots
+
 from .conftest import login
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
@@ -37,6 +39,6 @@ def test_calibration_pages_render(browser_page, live_server, make_user, settings
         page.goto(live_server.url + path)
         page.wait_for_load_state("networkidle")
         # every figure is drawn without scrolling (those below the fold once the browser is idle)
-        page.wait_for_function("n => Array.from(document.querySelectorAll('.plot')).filter(p => p.querySelector('.main-svg')).length >= n", arg=plots)
+        wait_for_plots(page, plots)
         assert page.locator(".js-plotly-plot").count() >= plots, path
     assert page.console_errors == []

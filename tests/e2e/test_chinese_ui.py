@@ -9,7 +9,7 @@ import pytest
 from annotation.models import Judgment
 
 from ..core.test_translations import paper_guidelines_migrated
-from .conftest import login
+from .conftest import login, wait_for_plots
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
@@ -114,7 +114,7 @@ def test_plots_speak_chinese(browser_page_zh, live_server, make_user):
     page = browser_page_zh
     login(page, live_server, "res")
     page.goto(f"{live_server.url}/calibration/weights/")
-    page.wait_for_function("() => Array.from(document.querySelectorAll('.plot')).filter(p => p.querySelector('.main-svg')).length === 3")
+    wait_for_plots(page)
     assert page.locator(".js-plotly-plot").count() == 3
     assert "Myopia 词元权重 — 显性偏见" in page.inner_text(".js-plotly-plot >> nth=0")
     titles = page.eval_on_selector_all(".modebar-btn", "bs => bs.map((b) => b.getAttribute('data-title'))")

@@ -23,7 +23,8 @@ TRACES = "plots => plots.filter(p => p.querySelector('.main-svg')).reduce((n, p)
 
 
 def traces_drawn(page, minimum: int = 1) -> int:
-    page.wait_for_function(f"({TRACES})(Array.from(document.querySelectorAll('.plot'))) >= {minimum}", timeout=20000)
+    page.wait_for_function(f"n => ({TRACES})(Array.from(document.querySelectorAll('.plot'))) >= n", arg=minimum,
+                           timeout=20000)
     return page.eval_on_selector_all(".plot", TRACES)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import login
+from .conftest import login, wait_for_plots
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
@@ -13,7 +13,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 BOXES = """() => Array.from(document.querySelectorAll(".plot")).map(p => ({
     id: p.id, drawn: p.querySelector(".main-svg") !== null, top: Math.round(p.getBoundingClientRect().top + scrollY),
     height: Math.round(p.getBoundingClientRect().height)}))"""
-ALL_DRAWN = "() => Array.from(document.querySelectorAll('.plot')).every(p => p.querySelector('.main-svg'))"
 
 
 def _window_for_the_first_figure(page, live_server) -> int:
@@ -45,7 +44,7 @@ def test_figures_below_the_fold_are_drawn_without_scrolling_and_nothing_moves(br
     page.set_viewport_size({"width": 1280, "height": _window_for_the_first_figure(page, live_server)})
     page.goto(f"{live_server.url}/calibration/weights/")
     before = page.evaluate(BOXES)
-    page.wait_for_function(ALL_DRAWN)
+    wait_for_plots(page)
     after = page.evaluate(BOXES)
     assert page.evaluate("scrollY") == 0
     assert [(b["id"], b["top"], b["height"]) for b in before] == [(a["id"], a["top"], a["height"]) for a in after]
