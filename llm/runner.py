@@ -186,14 +186,16 @@ def execute(run: LLMRun) -> JobDone:
         return backend.complete(w.messages, temperature=run.temperature, seed=w.request_seed, max_tokens=run.max_tokens,
                                 stop=stop)
 
+    failure: BaseException | None = None
     try:
         for w, completion, error in map_concurrent(todo, ask, concurrency=concurrency, stop=stop,
                                                          on_idle=writer.flush, idle_seconds=CACHE_FLUSH_SECONDS):
             if error is not None:
+                # Nothing more is sent; the answers already on their way are still kept (they are paid
+                # for, and a re-run must not ask for them again). The run fails once they are in.
                 stop.set()
-                if isinstance(error, EndpointFailed):
-                    raise EndpointFailed(scrub(str(error), key or "")) from None
-                raise error
+                failure = failure or error
+                continue
             writer.add(w.key, completion)
             results[(w.run_index, w.row["id"])] = (completion, False)
             now = time.monotonic()
@@ -214,6 +216,10 @@ def execute(run: LLMRun) -> JobDone:
             logger.warning("could not write the last cached answers of LLM run %s", run.pk, exc_info=True)
         if backend is not None:
             backend.close()
+    if failure is not None:
+        if isinstance(failure, EndpointFailed):
+            raise EndpointFailed(scrub(str(failure), key or "")) from None
+        raise failure
     counters.update(requests_sent=getattr(backend, "requests", len(todo)) if backend is not None else 0,
                     retries=getattr(backend, "retries", 0) if backend is not None else 0)
     counters["device_used"] = getattr(backend, "device", "") if run.backend == Backend.LOCAL else ""

@@ -5,6 +5,7 @@ out of the database, cache and logs; few-shot prompts carry training posts only;
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -183,6 +184,29 @@ def test_five_shots_carry_five_training_posts_and_never_a_test_post(release, tmp
     assert result["runs"] == 2 and result["unparsed"] == 0
 
 
+def test_answers_on_their_way_when_the_endpoint_fails_are_kept(release, tmp_path):
+    """A fatal answer (401) stops the run sending more, but the answers already on their way are still
+    received and kept in the cache (they are paid for): the re-run never asks for them again."""
+    lock, served = threading.Lock(), []
+
+    def three_slow_then_401(body, n):
+        with lock:
+            served.append(1)
+            return ("slow", 1.0) if len(served) <= 3 else ("401",)
+
+    with OpenAIServer(plan=three_slow_then_401) as server:
+        with pytest.raises(CommandError, match="HTTP 401"):
+            run_command(release, server, tmp_path, "--runs", "1", "--concurrency", "4")
+        on_their_way = {r["fingerprint"] for r in server.requests if r["action"] == "slow"}
+        assert len(on_their_way) == 3 and LLMResponseCache.objects.count() == 3
+        before = len(server.requests)
+        server.plan = lambda body, n: None
+        result = run_command(release, server, tmp_path, "--runs", "1")
+        again = {r["fingerprint"] for r in server.requests[before:]}
+    assert result["cache_hits"] == 3 and result["requests"] == len(again) == 30 - 3
+    assert not on_their_way & again
+
+
 def test_a_second_run_sends_no_request(release, tmp_path):
     with OpenAIServer() as server:
         first = run_command(release, server, tmp_path, "--runs", "2", name="a.json")
@@ -213,8 +237,8 @@ def test_a_run_that_fails_midway_resends_only_the_rest(release, tmp_path):
         failed = LLMRun.objects.get()
         assert failed.status == "failed" and "401" in failed.error and not failed.answers.exists()
         cached = LLMResponseCache.objects.count()
-        assert 0 < cached <= 25
         first_answered = {r["fingerprint"] for r in server.requests if r["action"] == "ok"}
+        assert 0 < cached == len(first_answered) <= 25  # every answer the endpoint sent is kept
         before = len(server.requests)
         server.plan = lambda body, n: None  # the key works again
         result = run_command(release, server, tmp_path, "--runs", "2")
