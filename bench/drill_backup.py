@@ -149,6 +149,11 @@ def main(argv: list[str] | None = None) -> dict:
     start = time.perf_counter()
     call_command("restore", str(backup), "--yes", stdout=open(os.devnull, "w"))
     results["restore_s"] = round(time.perf_counter() - start, 2)
+    from auditlog.models import LogEntry
+
+    # the restored database's audit log says it was restored (issue 31 item 4)
+    results["audit_after_restore"] = [[e.additional_data["what"], e.changes["files"]] for e in LogEntry.objects.filter(
+        additional_data__event="backup").order_by("pk")]
     after = state()
     results["identical"] = after == before
     if not results["identical"]:

@@ -32,6 +32,9 @@ def run_drill(*args: str) -> dict:
 def test_backup_drill_on_sqlite_restores_everything_identical():
     result = run_drill()
     assert result["identical"] is True and result["judgments"] == 360 and result["backup_files"] > 3
+    # the restored database's log says so, counting the files as `backup` did (the database apart)
+    assert result["audit_after_restore"][-1] == ["Restored the backup of %(created)s from %(folder)s",
+                                                  ["None", str(result["backup_files"] - 1)]]
 
 
 @pytest.mark.postgres
@@ -154,6 +157,19 @@ def test_backup_folders_are_0700_and_files_0600(media, signing_key_file):
     # the key is kept apart from the backup, readable by its owner only
     assert signing_key_file.exists() and stat.S_IMODE(signing_key_file.stat().st_mode) == 0o600
     assert not any(signing_key_file.read_bytes().strip() in p.read_bytes() for p in files)
+
+
+def test_a_backup_writes_an_audit_entry_naming_its_folder_not_its_path(media, signing_key_file):
+    """Issue 31 item 4: backups are in the audit log, readable: the folder's name and what it holds."""
+    from auditlog.models import LogEntry
+
+    call_command("backup", str(media / "backup"), stdout=open(os.devnull, "w"))
+    (entry,) = LogEntry.objects.filter(additional_data__event="backup")
+    manifest = json.loads((media / "backup" / MANIFEST).read_text())
+    assert entry.additional_data["params"] == {"folder": "backup"}
+    assert entry.changes["files"] == ["None", str(len(manifest["files"]) - 1)]  # the media files, database apart
+    assert str(media) not in json.dumps(entry.additional_data) and str(media) not in entry.object_repr
+    assert entry.actor is None  # the command line: the system
 
 
 def tamper_and_recompute(folder) -> None:

@@ -148,7 +148,9 @@ def test_the_threshold_setting_decides_at_release(world, settings, tmp_path):
     settings.RELEASE_MAX_SHARED_SPAN = 40  # the searchable rewrite now passes
     release = release_publish(kind="public", bootstrap=0)
     assert release.summary["spans"]["threshold"] == 40 and len(release_rows(release)) == 3
-    call_command("export_release", str(tmp_path / "x"), "--public", "--bootstrap", "0")  # identical: copied
+    stdout = io.StringIO()
+    call_command("export_release", str(tmp_path / "x"), "--public", "--bootstrap", "0", stdout=stdout)  # identical
+    assert "add --force to publish a new number anyway" in stdout.getvalue()  # issue 31 item 8: names the flag
     assert Release.objects.count() == 1 and (tmp_path / "x" / "release.csv").read_bytes() == release_file_bytes(
         release, "release.csv")
     assert json.loads(release_file_bytes(release, "diff.json"))["taken_down_ids"] == []

@@ -39,7 +39,7 @@ class Command(BaseCommand):
 
             audit_event(actor=None, event="backup", what=gettext_noop("Restored the backup of %(created)s from %(folder)s"),
                         params={"created": manifest["created_at"], "folder": Path(folder).name},
-                        changes={"files": (None, len(manifest["files"]))})
+                        changes={"files": (None, len(manifest["files"]) - 1)})  # as `backup` counts: the database apart
         except Exception as exc:  # the restore itself is complete
             self.stderr.write(self.style.WARNING(f"The restore is complete, but its audit entry could not be written: {exc}"))
         self.stdout.write(self.style.SUCCESS(
