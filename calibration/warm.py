@@ -5,10 +5,7 @@ term is saved or deleted (calibration/apps.py). A request that arrives while it 
 load instead of starting a second one; the page itself never pays for it after start-up."""
 from __future__ import annotations
 
-import logging
 import threading
-
-log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _cache: dict = {}
@@ -31,23 +28,16 @@ def loaded_versions() -> list[str]:
 
 
 def _warm() -> None:
-    from django.db import connection
-
     from modeling.services import lexicon_current
 
-    try:
-        myopia_for(lexicon_current())
-    except Exception:  # a database not migrated yet, say: the first request loads it instead
-        log.warning("Token weights: could not load the parser in the background; the first request will.",
-                    exc_info=True)
-    finally:
-        connection.close()  # this thread's own connection
+    myopia_for(lexicon_current())
 
 
 def warm_in_background() -> threading.Thread:
-    thread = threading.Thread(target=_warm, name="myopia-warm", daemon=True)
-    thread.start()
-    return thread
+    from core.warm import in_background
+
+    return in_background(_warm, name="myopia-warm",
+                         failure="Token weights: could not load the parser in the background; the first request will.")
 
 
 def warm_at_start() -> threading.Thread:

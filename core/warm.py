@@ -80,16 +80,22 @@ def agreement_figures_warm() -> int:
     return len(settings.LANGUAGES)
 
 
-def _background() -> None:
-    from django.db import connection
+def in_background(work, *, name: str, failure: str) -> threading.Thread:
+    """Runs work() in a daemon thread with its own database connection, closed at the end. A failure (a
+    database not migrated yet, say) is logged with `failure` and left to the first request that needs it."""
+    def run() -> None:
+        from django.db import connection
 
-    try:
-        agreement_figures_warm()
-    except Exception:  # a database not migrated yet, say: the first request builds them instead
-        log.warning("Start-up: could not build the agreement figures in the background; the first page will.",
-                    exc_info=True)
-    finally:
-        connection.close()  # this thread's own connection
+        try:
+            work()
+        except Exception:
+            log.warning(failure, exc_info=True)
+        finally:
+            connection.close()  # this thread's own connection
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    return thread
 
 
 def warm_web_process() -> threading.Thread:
@@ -99,6 +105,5 @@ def warm_web_process() -> threading.Thread:
     url_reversal_warm()
     plotly_warm()
     warm_at_start()
-    thread = threading.Thread(target=_background, name="web-warm", daemon=True)
-    thread.start()
-    return thread
+    return in_background(agreement_figures_warm, name="web-warm",
+                         failure="Start-up: could not build the agreement figures in the background; the first page will.")
