@@ -27,14 +27,29 @@ def _page(chromium_path, locale: str):
 
     errors: list[str] = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900}, locale=locale)
-        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on("response", lambda r: errors.append(f"HTTP {r.status} {r.url}") if r.status >= 400 else None)
-        page.console_errors = errors
-        yield page
-        browser.close()
+        try:
+            browser = pw.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 900}, locale=locale)
+            page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("response", lambda r: errors.append(f"HTTP {r.status} {r.url}") if r.status >= 400 else None)
+            page.console_errors = errors
+            yield page
+            browser.close()
+        finally:
+            connections_opened_under_playwright_close()
+
+
+def connections_opened_under_playwright_close() -> None:
+    """While Playwright's event loop is this thread's running loop, Django keeps the thread's database
+    connections apart (its connection storage is asgiref's thread-critical Local, which follows the
+    running loop), so a query the test makes in the browser block opens a second connection. Nothing
+    else ever closes it: pytest-django closes the thread's own connection before it drops the test
+    database, and PostgreSQL then refused ("being accessed by other users"). Closed here, inside the
+    block, the only place that sees it."""
+    from django.db import connections
+
+    connections.close_all()
 
 
 def login(page, live_server, username: str, password: str = "pw-for-tests-1") -> None:
