@@ -22,11 +22,14 @@ def _backend_pid() -> int:
 def test_the_connection_a_browser_test_opens_is_closed_with_its_browser(require_postgres, chromium_path):
     outside = _backend_pid()
     pages = _page(chromium_path, "en-US")
-    next(pages)  # the fixture's setup: Playwright's loop now runs in this thread
-    inside = _backend_pid()
-    assert inside != outside  # a second connection, which only code inside the block can see
-    with pytest.raises(StopIteration):
-        next(pages)  # the fixture's teardown
+    try:
+        next(pages)  # the fixture's setup: Playwright's loop now runs in this thread
+        inside = _backend_pid()
+        assert inside != outside  # a second connection, which only code inside the block can see
+        with pytest.raises(StopIteration):
+            next(pages)  # the fixture's teardown
+    finally:
+        pages.close()  # a failure above leaves no Playwright loop running for the browser tests after this one
     assert _backend_pid() == outside  # the thread's own connection is untouched
     assert inside not in _sessions_settled(without=inside)
 
